@@ -1,0 +1,108 @@
+"""The public Python API: one facade the CLI, the MCP server and the tests share.
+
+>>> from impactlens.api import Project
+>>> p = Project("path/to/repo")
+>>> p.index()                                  # incremental; Project.index(full=True) rebuilds
+>>> p.impact("pkg.mod.Cls.meth", depth=3)      # upstream call-graph impact, by depth
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from impactlens.errors import NotARepositoryError
+from impactlens.index import queries
+from impactlens.index.indexer import Indexer, ProgressFn
+from impactlens.index.store import Store, index_path
+from impactlens.model import IndexSummary, Node, UnresolvedSite
+from impactlens.settings import DEFAULT, Settings
+
+__all__ = ["Project"]
+
+
+class Project:
+    """A repository under analysis, with its index at ``ROOT/.impactlens/index.db``."""
+
+    def __init__(self, root: str | Path, settings: Settings = DEFAULT) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise NotARepositoryError(f"{root}: not a directory")
+        self.settings = settings
+        self._store: Store | None = None
+
+    # ------------------------------------------------------------------ index
+    def index(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
+        """Bring the index up to date (incrementally unless ``full``)."""
+        self.close()
+        return Indexer(self.root, self.settings).run(full=full, progress=progress)
+
+    @property
+    def store(self) -> Store:
+        """The open graph store (refreshing the index first if there is none)."""
+        if self._store is None:
+            if not index_path(self.root).exists():
+                self.index()
+            self._store = Store.open(index_path(self.root))
+        return self._store
+
+    def refresh(self, progress: ProgressFn | None = None) -> IndexSummary | None:
+        """Re-index incrementally when files changed on disk; ``None`` when nothing did."""
+        if index_path(self.root).exists() and not Indexer(self.root, self.settings).is_stale():
+            return None
+        return self.index(progress=progress)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- queries
+    def resolve_symbol(self, ref: str) -> Node:
+        """A qualname, a unique suffix of one, a test node id, or ``path.py:LINE``."""
+        return queries.resolve_symbol(self.store, ref)
+
+    def find(self, name: str, limit: int = 20) -> list[Node]:
+        return queries.find(self.store, name, limit)
+
+    def impact(
+        self, symbol: str, *, direction: str = "upstream", depth: int = 3
+    ) -> dict[str, Any]:
+        """Call-graph impact: BFS over hard edges, grouped by depth (see README for the schema)."""
+        return queries.impact(self.store, self.resolve_symbol(symbol), direction, depth)
+
+    def context(self, symbol: str) -> dict[str, Any]:
+        return queries.context(self.store, self.resolve_symbol(symbol))
+
+    def export_callgraph(self, fmt: str = "json") -> Any:
+        """The whole call graph as ``json`` (dict), ``dot`` (str) or ``pycg`` (dict)."""
+        return queries.export_callgraph(self.store, fmt)
+
+    def unresolved(self) -> list[UnresolvedSite]:
+        return self.store.unresolved_sites()
+
+    def module_of(self, path: str) -> str:
+        rec = self.store.file_record(path)
+        if rec is not None:
+            return rec.module
+        from impactlens.index.discover import module_name
+
+        return module_name(self.root, path)
+
+    def read_file(self, path: str) -> str | None:
+        """Current text of a repository file (``None`` when absent or unreadable)."""
+        try:
+            return (self.root / path).read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError:
+            return None
+
+    # ------------------------------------------------------------ extensions
+    # Change-impact analysis (impactlens.impact), slicing (impactlens.pdg) and history
+    # (impactlens.index.history) add their methods below, each delegating to its package.
+

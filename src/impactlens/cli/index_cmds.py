@@ -1,0 +1,201 @@
+"""`index`, `impact`, `context`, `find`, `export` commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from impactlens.api import Project
+from impactlens.cli.common import echo_json, is_tty, main, repo_option
+from impactlens.index.indexer import ProgressFn
+from impactlens.index.queries import DEPTH_LABELS
+from impactlens.model import IndexSummary
+
+_err = Console(stderr=True)
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
+    """A rich progress bar on a terminal; nothing when piped."""
+    if not enabled:
+        yield None
+        return
+    with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=_err, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        yield update
+
+
+def run_index(project: Project, full: bool = False, quiet: bool = False) -> IndexSummary:
+    with progress_bar(is_tty() and not quiet) as progress:
+        summary = project.index(full=full, progress=progress)
+    if not quiet:
+        print_summary(summary)
+    return summary
+
+
+def print_summary(s: IndexSummary) -> None:
+    mode = "full" if s.full else "incremental"
+    click.echo(
+        f"indexed {s.files} files ({s.parsed} parsed, {mode}): {s.symbols} symbols, "
+        f"{s.edges} edges, {s.unresolved} unresolved sites, {s.parse_failures} parse failures "
+        f"in {s.seconds:.2f}s",
+        err=True,
+    )
+    for path, error in s.failures[:20]:
+        click.echo(f"impactlens: warning: {path}: {error}", err=True)
+    if len(s.failures) > 20:
+        click.echo(f"impactlens: warning: … and {len(s.failures) - 20} more", err=True)
+    for note in s.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+@main.command("index")
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+@click.option("--full", is_flag=True, help="Rebuild from scratch instead of incrementally.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def index_cmd(path: Path, full: bool, as_json: bool) -> None:
+    """Index the Python repository at PATH (default: the current directory)."""
+    project = Project(path)
+    summary = run_index(project, full=full, quiet=as_json)
+    if as_json:
+        echo_json({
+            "files": summary.files, "parsed": summary.parsed, "symbols": summary.symbols,
+            "edges": summary.edges, "unresolved": summary.unresolved,
+            "parse_failures": summary.parse_failures, "seconds": round(summary.seconds, 3),
+            "full": summary.full, "failures": [list(f) for f in summary.failures],
+            "notes": list(summary.notes),
+        })
+
+
+def _fresh(repo: Path) -> Project:
+    project = Project(repo)
+    with progress_bar(is_tty()) as progress:
+        project.refresh(progress)
+    return project
+
+
+@main.command("impact")
+@click.argument("symbol")
+@repo_option
+@click.option("--direction", type=click.Choice(["upstream", "downstream"]), default="upstream",
+              show_default=True)
+@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--mode", type=click.Choice(["callgraph", "pdg"]), default="callgraph",
+              show_default=True, help="pdg: statement-level slice of --line plus symbol reach.")
+@click.option("--line", type=int, default=None, help="Changed line (with --mode pdg).")
+@click.option("--json", "as_json", is_flag=True)
+def impact_cmd(symbol: str, repo: Path, direction: str, depth: int, mode: str,
+               line: int | None, as_json: bool) -> None:
+    """What depends on SYMBOL (upstream) or what it depends on (downstream).
+
+    SYMBOL is a qualname, a unique suffix of one, or path.py:LINE.
+    """
+    project = _fresh(repo)
+    if mode == "pdg":
+        if line is None:
+            raise click.UsageError("--mode pdg needs --line N (the changed statement)")
+        result = project.pdg_impact(symbol, line=line, direction=direction, depth=depth)
+    else:
+        result = project.impact(symbol, direction=direction, depth=depth)
+    if as_json:
+        echo_json(result)
+        return
+    _print_impact(result)
+
+
+def _print_impact(r: dict[str, Any]) -> None:
+    t = r["target"]
+    click.echo(f"{t['id']} ({t['kind']}, {t['file']}:{t['line']}) — {r.get('direction', '')}")
+    for d, hops in r.get("by_depth", {}).items():
+        click.echo(f"\n  depth {d} — {DEPTH_LABELS.get(int(d), 'reachable')} ({len(hops)})")
+        for h in hops:
+            site = h.get("site") or {}
+            click.echo(f"    {h['id']}  [{h['relation']} at {site.get('file')}:{site.get('line')}]")
+    if r.get("affected_statements"):
+        click.echo(f"\n  affected statements ({len(r['affected_statements'])})")
+        for s in r["affected_statements"]:
+            click.echo(f"    {s['file']}:{s['line']}  {s['text']}")
+    tests = r.get("tests", [])
+    click.echo(f"\n  tests reached ({len(tests)})")
+    for test in tests:
+        click.echo(f"    {test['id'] if isinstance(test, dict) else test}")
+    un = r.get("unanalyzable", [])
+    if un:
+        click.echo(f"\n  un-analyzable sites that may reach it ({len(un)})")
+        for u in un:
+            click.echo(f"    {u['file']}:{u['line']}  {u['reason']}: {u['text']}")
+
+
+@main.command("context")
+@click.argument("symbol")
+@repo_option
+@click.option("--json", "as_json", is_flag=True)
+def context_cmd(symbol: str, repo: Path, as_json: bool) -> None:
+    """Signature, location, callers, callees and tests of SYMBOL."""
+    ctx = _fresh(repo).context(symbol)
+    if as_json:
+        echo_json(ctx)
+        return
+    s = ctx["symbol"]
+    click.echo(f"{s['id']}  ({s['kind']}, {s['file']}:{s['line']}-{s['end_line']})")
+    if s["signature"]:
+        click.echo(f"  {s['signature']}")
+    for title in ("callers", "callees"):
+        click.echo(f"\n  {title} ({len(ctx[title])})")
+        for c in ctx[title]:
+            site = f"{c['site']['file']}:{c['site']['line']}"
+            click.echo(f"    {c['id']}  [{c['relation']} at {site}]")
+    click.echo(f"\n  tests ({len(ctx['tests'])})")
+    for test in ctx["tests"]:
+        click.echo(f"    {test}")
+
+
+@main.command("find")
+@click.argument("name")
+@repo_option
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def find_cmd(name: str, repo: Path, limit: int, as_json: bool) -> None:
+    """Look up symbols by NAME (exact name or qualname suffix, else close matches)."""
+    nodes = _fresh(repo).find(name, limit)
+    rows = [{"id": n.id, "kind": n.kind.value, "file": n.file, "line": n.start_line,
+             "signature": n.signature} for n in nodes]
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo(f"impactlens: nothing matches {name!r}", err=True)
+        sys.exit(1)
+    for r in rows:
+        click.echo(f"{r['id']}  {r['kind']}  {r['file']}:{r['line']}")
+
+
+@main.group("export")
+def export_group() -> None:
+    """Export the graph for other tools."""
+
+
+@export_group.command("callgraph")
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+@click.option("--format", "fmt", type=click.Choice(["json", "dot", "pycg"]), default="json",
+              show_default=True)
+def export_callgraph_cmd(path: Path, fmt: str) -> None:
+    """The whole call graph of the repository at PATH."""
+    out = _fresh(path).export_callgraph(fmt)
+    text = out if isinstance(out, str) else json.dumps(out, indent=2) + "\n"
+    click.echo(text, nl=False)

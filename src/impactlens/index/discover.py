@@ -1,0 +1,132 @@
+"""Which files make up a repository, and the dotted module name of each.
+
+In a git work tree the files are what git tracks plus untracked-but-not-ignored
+files; elsewhere a directory walk that skips VCS metadata, virtualenvs,
+``node_modules`` and build outputs. Only Python sources are indexed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".bzr", "node_modules", "__pycache__", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".impactlens", "build", "dist",
+    ".eggs", "venv", ".venv", "env", ".env", "site-packages",
+})
+SOURCE_ROOTS = frozenset({"src", "lib", "python"})
+PY_SUFFIX = ".py"
+
+
+def _is_venv(path: str) -> bool:
+    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+
+
+def git_toplevel(root: Path) -> Path | None:
+    """The work tree root when ``root`` is inside a git work tree, else ``None``."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            capture_output=True, text=True, check=False, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    return Path(out.stdout.strip()).resolve()
+
+
+def _git_files(root: Path) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
+             "--exclude-standard", "--", "*.py"],
+            capture_output=True, check=False, timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    names = {n for n in out.stdout.decode("utf-8", "surrogateescape").split("\0") if n}
+    return sorted(names)
+
+
+def _walk_files(root: Path) -> list[str]:
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIP_DIRS and not d.endswith(".egg-info")
+            and not _is_venv(os.path.join(dirpath, d))
+        )
+        rel_dir = os.path.relpath(dirpath, root)
+        for name in filenames:
+            if name.endswith(PY_SUFFIX):
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                found.append(rel.replace(os.sep, "/"))
+    return sorted(found)
+
+
+def list_source_files(root: Path) -> list[str]:
+    """Repo-relative POSIX paths of the Python files to index, sorted."""
+    top = git_toplevel(root)
+    if top is not None and top == root.resolve():
+        files = _git_files(root)
+        if files is not None:
+            return [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
+    return _walk_files(root)
+
+
+def is_test_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return (
+        (name.startswith("test_") and name.endswith(PY_SUFFIX))
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
+def module_names(paths: Iterable[str]) -> dict[str, str]:
+    """Map each path to its dotted module name.
+
+    A file inside a package (its directory has ``__init__.py``) is named from the
+    top-most enclosing package, so ``src/pkg/sub/mod.py`` is ``pkg.sub.mod``. A file
+    outside any package is named by its path from the repository root, with a
+    leading source root (``src/``, ``lib/``) stripped: ``tests/test_x.py`` is
+    ``tests.test_x``.
+    """
+    all_paths = list(paths)
+    pkg_dirs = {
+        str(PurePosixPath(p).parent) for p in all_paths if PurePosixPath(p).name == "__init__.py"
+    }
+    return {p: _module_name(p, pkg_dirs) for p in all_paths}
+
+
+def _module_name(path: str, pkg_dirs: set[str]) -> str:
+    pp = PurePosixPath(path)
+    parts = list(pp.parent.parts)
+    stem = pp.stem
+    leaf = [] if stem == "__init__" else [stem]
+    # climb while the directory is a package
+    i = len(parts)
+    while i > 0 and "/".join(parts[:i]) in pkg_dirs:
+        i -= 1
+    if i < len(parts):  # inside a package: name from the top-most package
+        dotted = [*parts[i:], *leaf]
+    else:
+        rel = parts[1:] if parts and parts[0] in SOURCE_ROOTS else parts
+        dotted = [*rel, *leaf]
+    return ".".join(dotted) if dotted else stem
+
+
+def module_name(root: Path, path: str) -> str:
+    """Module name of one path, checking the file system for package markers."""
+    pp = PurePosixPath(path)
+    pkg_dirs = set()
+    for anc in pp.parents:
+        if str(anc) != "." and (root / str(anc) / "__init__.py").exists():
+            pkg_dirs.add(str(anc))
+    return _module_name(path, pkg_dirs)

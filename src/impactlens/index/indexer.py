@@ -1,0 +1,297 @@
+"""Repository → graph store, incrementally.
+
+One run: discover files, hash them (mtime+size short-cut), parse the changed
+ones in parallel worker processes, then — inside ONE write transaction —
+replace their facts and re-resolve every file whose resolution consulted a
+changed module or path. Resolution of a file depends only on its own facts and
+what it looked up (recorded as its dependencies), so an incremental index
+equals a from-scratch index of the same tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from impactlens.errors import IndexBusyError
+from impactlens.index import discover
+from impactlens.index.store import INDEX_DIRNAME, Store, index_path
+from impactlens.model import FileRecord, FileResolution, IndexSummary
+from impactlens.settings import Settings
+
+ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
+LOCK_FILENAME = "index.lock"
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    record: FileRecord
+    facts: Any
+    mtime_ns: int
+
+
+# ------------------------------------------------------------------ workers
+def _read(root: str, path: str, max_bytes: int) -> tuple[bytes | None, int, int, str]:
+    """(content or None, size, mtime_ns, error)."""
+    full = os.path.join(root, path)
+    try:
+        st = os.stat(full)
+        if st.st_size > max_bytes:
+            return None, st.st_size, st.st_mtime_ns, f"file is {st.st_size} bytes (cap {max_bytes})"
+        with open(full, "rb") as fh:
+            return fh.read(), st.st_size, st.st_mtime_ns, ""
+    except OSError as exc:
+        reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        return None, 0, 0, reason
+
+
+def _parse_one(root: str, path: str, module: str, max_bytes: int) -> _Parsed:
+    from impactlens.index.python import extract_file
+
+    data, size, mtime, err = _read(root, path, max_bytes)
+    is_test = discover.is_test_file(path)
+    if data is None:
+        status = "too-large" if err.startswith("file is") else "unreadable"
+        rec = FileRecord(path, "", "python", module, size, status, err, is_test)
+        return _Parsed(rec, None, mtime)
+    sha = hashlib.sha256(data).hexdigest()
+    is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
+    try:
+        facts = extract_file(path, data, module, is_test, is_pkg)
+    except SyntaxError as exc:
+        msg = f"syntax error at line {exc.lineno}: {exc.msg}"
+        return _Parsed(FileRecord(path, sha, "python", module, size, "syntax-error", msg, is_test),
+                       None, mtime)
+    except (UnicodeDecodeError, LookupError) as exc:
+        msg = f"not decodable as source text: {exc}"
+        return _Parsed(FileRecord(path, sha, "python", module, size, "decode-error", msg, is_test),
+                       None, mtime)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        msg = f"could not parse: {type(exc).__name__}: {exc}"
+        return _Parsed(FileRecord(path, sha, "python", module, size, "syntax-error", msg, is_test),
+                       None, mtime)
+    return _Parsed(FileRecord(path, sha, "python", module, size, "ok", "", is_test), facts, mtime)
+
+
+def _parse_chunk(root: str, items: list[tuple[str, str]], max_bytes: int) -> list[_Parsed]:
+    return [_parse_one(root, p, m, max_bytes) for p, m in items]
+
+
+# ------------------------------------------------------------------- lookup
+class _Lookup:
+    """Module/path lookup for the resolver that records every key it is asked for."""
+
+    def __init__(self, by_path: dict[str, Any], store: Store | None,
+                 module_paths: dict[str, str]) -> None:
+        self._by_path = by_path
+        self._store = store
+        self._module_paths = module_paths
+        self.consulted: set[str] = set()
+
+    def module(self, name: str) -> Any:
+        self.consulted.add(name)
+        path = self._module_paths.get(name)
+        return None if path is None else self.path(path, record=False)
+
+    def path(self, relpath: str, record: bool = True) -> Any:
+        if record:
+            self.consulted.add("/" + relpath)
+        if relpath in self._by_path:
+            return self._by_path[relpath]
+        facts = self._store.facts(relpath) if self._store is not None else None
+        self._by_path[relpath] = facts
+        return facts
+
+
+# ------------------------------------------------------------------ indexer
+class Indexer:
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root.resolve()
+        self.settings = settings
+        self.dir = self.root / INDEX_DIRNAME
+
+    # -------------------------------------------------------------- locking
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.dir / LOCK_FILENAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + self.settings.lock_timeout_s
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise IndexBusyError(
+                            f"{self.dir / LOCK_FILENAME}: another `impactlens index` is running "
+                            f"(waited {self.settings.lock_timeout_s:.0f}s)"
+                        ) from None
+                    time.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)  # closing releases the flock
+
+    # ------------------------------------------------------------- scanning
+    def _scan(self, known: dict[str, tuple[str, int, int]], full: bool
+              ) -> tuple[dict[str, str], list[str], list[str], list[tuple[str, int]]]:
+        """(modules of current files, changed paths, deleted paths, touched (path, mtime))."""
+        paths = discover.list_source_files(self.root)
+        modules = discover.module_names(paths)
+        changed: list[str] = []
+        touched: list[tuple[str, int]] = []
+        for p in paths:
+            prev = known.get(p)
+            if full or prev is None:
+                changed.append(p)
+                continue
+            try:
+                st = os.stat(self.root / p)
+            except OSError:
+                changed.append(p)
+                continue
+            if st.st_size == prev[1] and st.st_mtime_ns == prev[2]:
+                continue
+            data, _, mtime, err = _read(str(self.root), p, self.settings.max_file_bytes)
+            if err or data is None or hashlib.sha256(data).hexdigest() != prev[0]:
+                changed.append(p)
+            else:
+                touched.append((p, mtime))
+        deleted = sorted(set(known) - set(paths))
+        return modules, changed, deleted, touched
+
+    def is_stale(self) -> bool:
+        """Whether files changed on disk since the last index."""
+        path = index_path(self.root)
+        if not path.exists():
+            return True
+        try:
+            store = Store.open(path)
+        except Exception:
+            return True
+        try:
+            known = store.file_stats()
+            modules, changed, deleted, _ = self._scan(known, full=False)
+            stored_modules = {r.path: r.module for r in store.files()}
+        finally:
+            store.close()
+        return bool(changed or deleted or any(stored_modules.get(p) != m
+                                               for p, m in modules.items()))
+
+    # ---------------------------------------------------------------- parse
+    def _parse(self, items: list[tuple[str, str]], progress: ProgressFn | None) -> list[_Parsed]:
+        workers = self.settings.index_workers or os.cpu_count() or 1
+        total = len(items)
+        if total < 64 or workers == 1:
+            out = []
+            for i, (p, m) in enumerate(items):
+                out.append(_parse_one(str(self.root), p, m, self.settings.max_file_bytes))
+                if progress:
+                    progress("parse", i + 1, total)
+            return out
+        size = max(8, min(64, total // (workers * 8) or 1))
+        chunks = [items[i : i + size] for i in range(0, total, size)]
+        out = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            futures = [
+                pool.submit(_parse_chunk, str(self.root), c, self.settings.max_file_bytes)
+                for c in chunks
+            ]
+            for fut in futures:
+                out.extend(fut.result())
+                if progress:
+                    progress("parse", len(out), total)
+        return out
+
+    # ------------------------------------------------------------------ run
+    def run(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
+        t0 = time.perf_counter()
+        with self._locked():
+            store = Store.open(index_path(self.root), create=True)
+            try:
+                return self._run(store, full, progress, t0)
+            finally:
+                store.close()
+
+    def _run(self, store: Store, full: bool, progress: ProgressFn | None,
+             t0: float) -> IndexSummary:
+        notes: list[str] = []
+        known = store.file_stats()
+        full = full or not known
+        modules, changed, deleted, touched = self._scan(known, full)
+        stored = {r.path: r for r in store.files()}
+        # a moved package boundary renames modules: those files must be re-extracted
+        renamed = [p for p, m in modules.items() if p in stored and stored[p].module != m]
+        changed = sorted(set(changed) | set(renamed))
+        parsed = self._parse([(p, modules[p]) for p in changed], progress)
+
+        with store.transaction():
+            if full:
+                store.clear_all()
+            for p in deleted:
+                store.delete_file(p)
+            for p, mtime in touched:
+                store.touch_file(p, mtime)
+            for item in parsed:
+                store.put_file(item.record, item.facts, item.mtime_ns)
+            keys = {"/" + p for p in [*changed, *deleted]}
+            keys |= {modules[p] for p in changed} | {stored[p].module for p in deleted}
+            keys |= {stored[p].module for p in renamed}
+            to_resolve = set(changed) | store.dependents_of_modules(keys)
+            to_resolve -= set(deleted)
+            self._resolve(store, sorted(to_resolve), parsed, modules, full, progress)
+            notes.extend(self._update_history(store))
+            store.set_meta("indexed_at", str(int(time.time())))
+        counts = store.counts()
+        failures = tuple((i.record.path, i.record.error) for i in parsed if i.record.status != "ok")
+        return IndexSummary(
+            files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
+            edges=counts["edges"], unresolved=counts["unresolved"],
+            parse_failures=counts["parse_failures"], seconds=time.perf_counter() - t0,
+            full=full, failures=failures, notes=tuple(notes),
+        )
+
+    def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
+                 modules: dict[str, str], full: bool, progress: ProgressFn | None) -> None:
+        from impactlens.index.python import resolve_file
+
+        by_path: dict[str, Any] = {i.record.path: i.facts for i in parsed}
+        module_paths: dict[str, str] = {}
+        for p in sorted(modules):
+            module_paths.setdefault(modules[p], p)
+        if full:
+            store.drop_secondary_indexes()
+        total = len(paths)
+        for i, path in enumerate(paths):
+            facts = by_path.get(path)
+            if facts is None:
+                facts = store.facts(path)
+            if facts is None:  # did not parse: nothing to resolve, rows already cleared
+                store.clear_resolution(path)
+                continue
+            lookup = _Lookup(by_path, None if full else store, module_paths)
+            res: FileResolution = resolve_file(facts, lookup)
+            store.put_resolution(path, res.nodes, res.edges, res.unresolved, lookup.consulted)
+            if progress and (i % 50 == 0 or i + 1 == total):
+                progress("resolve", i + 1, total)
+        if full:
+            store.create_secondary_indexes()
+
+    def _update_history(self, store: Store) -> list[str]:
+        try:
+            from impactlens.index.history import update_history
+        except ModuleNotFoundError:
+            return []
+        summary = update_history(store, self.root, self.settings)
+        note = getattr(summary, "note", "")
+        return [note] if note else []

@@ -1,0 +1,437 @@
+"""The graph store: the only module that speaks SQL.
+
+One SQLite file per repository (``.impactlens/index.db``, WAL mode). Writers
+work inside :meth:`Store.transaction`, so an interrupted index leaves the
+previous index intact and readable.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from impactlens.errors import ImpactlensError
+from impactlens.model import (
+    Edge,
+    EdgeKind,
+    FileRecord,
+    Node,
+    NodeKind,
+    Resolution,
+    UnresolvedReason,
+    UnresolvedSite,
+)
+
+SCHEMA_VERSION = 3
+INDEX_DIRNAME = ".impactlens"
+INDEX_FILENAME = "index.db"
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, language TEXT NOT NULL,
+    module TEXT NOT NULL, size INTEGER NOT NULL, status TEXT NOT NULL,
+    error TEXT NOT NULL DEFAULT '', is_test INTEGER NOT NULL DEFAULT 0,
+    mtime_ns INTEGER NOT NULL DEFAULT 0, facts BLOB
+);
+CREATE INDEX files_module ON files(module);
+CREATE TABLE nodes (
+    id TEXT NOT NULL, kind TEXT NOT NULL, qualname TEXT NOT NULL, name TEXT NOT NULL,
+    file TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+    signature TEXT NOT NULL, decorators TEXT NOT NULL, parent TEXT,
+    ids TEXT NOT NULL, strs TEXT NOT NULL, imports TEXT NOT NULL, params TEXT NOT NULL
+);
+CREATE INDEX nodes_id ON nodes(id);
+CREATE INDEX nodes_file ON nodes(file, start_line);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE TABLE edges (
+    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
+    file TEXT NOT NULL, line INTEGER NOT NULL, resolution TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX edges_src ON edges(src, kind);
+CREATE INDEX edges_dst ON edges(dst, kind);
+CREATE INDEX edges_file ON edges(file);
+CREATE TABLE unresolved (
+    file TEXT NOT NULL, line INTEGER NOT NULL, scope TEXT NOT NULL,
+    reason TEXT NOT NULL, text TEXT NOT NULL, names TEXT NOT NULL
+);
+CREATE INDEX unresolved_file ON unresolved(file);
+CREATE TABLE file_deps (file TEXT NOT NULL, module TEXT NOT NULL);
+CREATE INDEX file_deps_module ON file_deps(module);
+CREATE INDEX file_deps_file ON file_deps(file);
+CREATE TABLE commits (
+    sha TEXT PRIMARY KEY, author_time INTEGER NOT NULL, message TEXT NOT NULL,
+    n_files INTEGER NOT NULL
+);
+CREATE INDEX commits_time ON commits(author_time);
+CREATE TABLE commit_files (
+    sha TEXT NOT NULL, path TEXT NOT NULL, old_path TEXT,
+    added INTEGER NOT NULL, deleted INTEGER NOT NULL
+);
+CREATE INDEX commit_files_path ON commit_files(path);
+CREATE INDEX commit_files_sha ON commit_files(sha);
+"""
+
+
+class StoreError(ImpactlensError):
+    """A problem with the index file itself (missing, stale schema, corrupt)."""
+
+
+def index_path(root: Path) -> Path:
+    return root / INDEX_DIRNAME / INDEX_FILENAME
+
+
+def _node_row(n: Node) -> tuple[Any, ...]:
+    name = n.qualname.rsplit(".", 1)[-1]
+    return (
+        n.id, n.kind.value, n.qualname, name, n.file, n.start_line, n.end_line, n.signature,
+        json.dumps(n.decorators), n.parent, json.dumps(n.ids), json.dumps(n.strs),
+        json.dumps(n.imports), json.dumps(n.params),
+    )
+
+
+def _row_node(r: sqlite3.Row) -> Node:
+    return Node(
+        id=r["id"], kind=NodeKind(r["kind"]), qualname=r["qualname"], file=r["file"],
+        start_line=r["start_line"], end_line=r["end_line"], signature=r["signature"],
+        decorators=tuple(json.loads(r["decorators"])), parent=r["parent"],
+        ids=tuple(json.loads(r["ids"])), strs=tuple(json.loads(r["strs"])),
+        imports=tuple(json.loads(r["imports"])), params=tuple(json.loads(r["params"])),
+    )
+
+
+def _row_edge(r: sqlite3.Row) -> Edge:
+    return Edge(
+        src=r["src"], dst=r["dst"], kind=EdgeKind(r["kind"]), file=r["file"], line=r["line"],
+        resolution=Resolution(r["resolution"]), detail=r["detail"],
+    )
+
+
+def _row_unresolved(r: sqlite3.Row) -> UnresolvedSite:
+    return UnresolvedSite(
+        file=r["file"], line=r["line"], scope=r["scope"], reason=UnresolvedReason(r["reason"]),
+        text=r["text"], names=tuple(json.loads(r["names"])),
+    )
+
+
+def _kinds_clause(kinds: frozenset[EdgeKind] | None) -> tuple[str, list[str]]:
+    if not kinds:
+        return "", []
+    marks = ",".join("?" * len(kinds))
+    return f" AND kind IN ({marks})", sorted(k.value for k in kinds)
+
+
+class Store:
+    """SQLite-backed graph store. Implements :class:`impactlens.model.GraphView`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = conn
+
+    # ----------------------------------------------------------------- open
+    @classmethod
+    def open(cls, path: Path, *, create: bool = False) -> Store:
+        """Open an index; with ``create`` make (or rebuild a stale) one."""
+        exists = path.exists()
+        if not exists and not create:
+            raise StoreError(f"{path}: no index here; run `impactlens index` first")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA temp_store=MEMORY")
+            conn.execute("PRAGMA cache_size=-65536")
+            store = cls(path, conn)
+            version = store._schema_version()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a readable impactlens index ({exc})") from exc
+        if version is None:
+            if not create:
+                raise StoreError(f"{path}: empty index; run `impactlens index`")
+            store._create_schema()
+        elif version != SCHEMA_VERSION:
+            if not create:
+                raise StoreError(
+                    f"{path}: index schema v{version} is from another impactlens version "
+                    f"(this one needs v{SCHEMA_VERSION}); run `impactlens index` to rebuild it"
+                )
+            store._drop_all()
+            store._create_schema()
+        return store
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _schema_version(self) -> int | None:
+        row = self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'"
+        ).fetchone()
+        if row is None:
+            return None
+        got = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(got[0]) if got else 0
+
+    def _create_schema(self) -> None:
+        with self.transaction():
+            for stmt in _SCHEMA.strip().split(";"):
+                if stmt.strip():
+                    self._conn.execute(stmt)
+            self._conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+
+    def _drop_all(self) -> None:
+        with self.transaction():
+            rows = self._conn.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table') "
+                "AND name NOT LIKE 'sqlite_%'"
+            ).fetchall()
+            for r in rows:
+                self._conn.execute(f'DROP TABLE IF EXISTS "{r["name"]}"')
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All-or-nothing write scope (BEGIN IMMEDIATE … COMMIT / ROLLBACK)."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    # ----------------------------------------------------------------- meta
+    def get_meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+
+    # ---------------------------------------------------------------- files
+    def file_stats(self) -> dict[str, tuple[str, int, int]]:
+        """path → (sha256, size, mtime_ns) for every indexed file."""
+        return {
+            r[0]: (r[1], r[2], r[3])
+            for r in self._conn.execute("SELECT path, sha256, size, mtime_ns FROM files")
+        }
+
+    def file_record(self, path: str) -> FileRecord | None:
+        r = self._conn.execute("SELECT * FROM files WHERE path=?", (path,)).fetchone()
+        return None if r is None else self._row_file(r)
+
+    def files(self) -> list[FileRecord]:
+        return [self._row_file(r) for r in self._conn.execute("SELECT * FROM files ORDER BY path")]
+
+    @staticmethod
+    def _row_file(r: sqlite3.Row) -> FileRecord:
+        return FileRecord(
+            path=r["path"], sha256=r["sha256"], language=r["language"], module=r["module"],
+            size=r["size"], status=r["status"], error=r["error"], is_test=bool(r["is_test"]),
+        )
+
+    def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0) -> None:
+        blob = None if facts is None else pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+        self._conn.execute(
+            "INSERT OR REPLACE INTO files(path, sha256, language, module, size, status, error, "
+            "is_test, mtime_ns, facts) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (rec.path, rec.sha256, rec.language, rec.module, rec.size, rec.status, rec.error,
+             int(rec.is_test), mtime_ns, blob),
+        )
+
+    def touch_file(self, path: str, mtime_ns: int) -> None:
+        """Record a new mtime for a file whose content hash did not change."""
+        self._conn.execute("UPDATE files SET mtime_ns=? WHERE path=?", (mtime_ns, path))
+
+    def clear_all(self) -> None:
+        for table in ("files", "nodes", "edges", "unresolved", "file_deps"):
+            self._conn.execute(f"DELETE FROM {table}")
+
+    def delete_file(self, path: str) -> None:
+        self._conn.execute("DELETE FROM files WHERE path=?", (path,))
+        self.clear_resolution(path)
+
+    def facts(self, path: str) -> object | None:
+        row = self._conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return pickle.loads(row[0])
+
+    def facts_by_module(self, module: str) -> list[tuple[str, object]]:
+        """Facts of every parsed file that defines ``module`` (usually one)."""
+        rows = self._conn.execute(
+            "SELECT path, facts FROM files WHERE module=? AND facts IS NOT NULL ORDER BY path",
+            (module,),
+        ).fetchall()
+        return [(r[0], pickle.loads(r[1])) for r in rows]
+
+    def all_facts(self) -> Iterator[tuple[str, object]]:
+        for r in self._conn.execute(
+            "SELECT path, facts FROM files WHERE facts IS NOT NULL ORDER BY path"
+        ):
+            yield r[0], pickle.loads(r[1])
+
+    def module_paths(self) -> dict[str, str]:
+        """module name → path for every indexed file (first path wins)."""
+        out: dict[str, str] = {}
+        for r in self._conn.execute("SELECT module, path FROM files ORDER BY path"):
+            out.setdefault(r[0], r[1])
+        return out
+
+    # ------------------------------------------------------- resolution rows
+    def clear_resolution(self, path: str) -> None:
+        for table, col in (("nodes", "file"), ("edges", "file"), ("unresolved", "file"),
+                           ("file_deps", "file")):
+            self._conn.execute(f"DELETE FROM {table} WHERE {col}=?", (path,))
+
+    def put_resolution(
+        self,
+        path: str,
+        nodes: Iterable[Node],
+        edges: Iterable[Edge],
+        unresolved: Iterable[UnresolvedSite],
+        deps: Iterable[str],
+    ) -> None:
+        self.clear_resolution(path)
+        self._conn.executemany(
+            "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [_node_row(n) for n in nodes]
+        )
+        self._conn.executemany(
+            "INSERT INTO edges VALUES (?,?,?,?,?,?,?)",
+            [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
+             for e in edges],
+        )
+        self._conn.executemany(
+            "INSERT INTO unresolved VALUES (?,?,?,?,?,?)",
+            [(u.file, u.line, u.scope, u.reason.value, u.text, json.dumps(u.names))
+             for u in unresolved],
+        )
+        self._conn.executemany(
+            "INSERT INTO file_deps VALUES (?,?)", [(path, m) for m in sorted(set(deps))]
+        )
+
+    def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
+        """Files whose resolution consulted any of ``modules``."""
+        mods = sorted(set(modules))
+        out: set[str] = set()
+        for i in range(0, len(mods), 500):
+            chunk = mods[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(
+                r[0] for r in self._conn.execute(
+                    f"SELECT DISTINCT file FROM file_deps WHERE module IN ({marks})", chunk
+                )
+            )
+        return out
+
+    def drop_secondary_indexes(self) -> None:
+        """Bulk loads are faster without indexes; :meth:`create_secondary_indexes` restores."""
+        for name in ("nodes_id", "nodes_file", "nodes_name", "edges_src", "edges_dst",
+                     "edges_file", "unresolved_file", "file_deps_module", "file_deps_file"):
+            self._conn.execute(f"DROP INDEX IF EXISTS {name}")
+
+    def create_secondary_indexes(self) -> None:
+        for stmt in _SCHEMA.strip().split(";"):
+            s = stmt.strip()
+            if s.startswith("CREATE INDEX"):
+                self._conn.execute(s.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+
+    # ------------------------------------------------------------ GraphView
+    def node(self, node_id: str) -> Node | None:
+        r = self._conn.execute(
+            "SELECT * FROM nodes WHERE id=? ORDER BY file, start_line LIMIT 1", (node_id,)
+        ).fetchone()
+        return None if r is None else _row_node(r)
+
+    def nodes_in_file(self, path: str) -> list[Node]:
+        return [
+            _row_node(r)
+            for r in self._conn.execute(
+                "SELECT * FROM nodes WHERE file=? ORDER BY start_line, id", (path,)
+            )
+        ]
+
+    def nodes_named(self, name: str) -> list[Node]:
+        return [
+            _row_node(r)
+            for r in self._conn.execute("SELECT * FROM nodes WHERE name=? ORDER BY id", (name,))
+        ]
+
+    def nodes_with_id_suffix(self, suffix: str, limit: int = 50) -> list[Node]:
+        rows = self._conn.execute(
+            "SELECT * FROM nodes WHERE id=? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
+            (suffix, "%." + suffix.replace("%", "\\%").replace("_", "\\_"), limit),
+        )
+        return [_row_node(r) for r in rows]
+
+    def all_nodes(self, kinds: Iterable[NodeKind] | None = None) -> list[Node]:
+        if kinds is None:
+            rows = self._conn.execute("SELECT * FROM nodes ORDER BY id")
+        else:
+            ks = sorted(k.value for k in kinds)
+            marks = ",".join("?" * len(ks))
+            rows = self._conn.execute(
+                f"SELECT * FROM nodes WHERE kind IN ({marks}) ORDER BY id", ks
+            )
+        return [_row_node(r) for r in rows]
+
+    def all_node_ids(self) -> list[str]:
+        return [r[0] for r in self._conn.execute("SELECT DISTINCT id FROM nodes ORDER BY id")]
+
+    def in_edges(self, node_id: str, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]:
+        clause, args = _kinds_clause(kinds)
+        rows = self._conn.execute(
+            f"SELECT * FROM edges WHERE dst=?{clause} ORDER BY src, kind, file, line",
+            [node_id, *args],
+        )
+        return [_row_edge(r) for r in rows]
+
+    def out_edges(self, node_id: str, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]:
+        clause, args = _kinds_clause(kinds)
+        rows = self._conn.execute(
+            f"SELECT * FROM edges WHERE src=?{clause} ORDER BY dst, kind, file, line",
+            [node_id, *args],
+        )
+        return [_row_edge(r) for r in rows]
+
+    def all_edges(self, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]:
+        clause, args = _kinds_clause(kinds)
+        rows = self._conn.execute(
+            f"SELECT * FROM edges WHERE 1=1{clause} ORDER BY src, dst, kind, file, line", args
+        )
+        return [_row_edge(r) for r in rows]
+
+    def unresolved_sites(self) -> list[UnresolvedSite]:
+        rows = self._conn.execute("SELECT * FROM unresolved ORDER BY file, line, scope, text")
+        return [_row_unresolved(r) for r in rows]
+
+    def unresolved_in_file(self, path: str) -> list[UnresolvedSite]:
+        rows = self._conn.execute(
+            "SELECT * FROM unresolved WHERE file=? ORDER BY line, scope, text", (path,)
+        )
+        return [_row_unresolved(r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        q = {
+            "files": "SELECT COUNT(*) FROM files",
+            "symbols": "SELECT COUNT(*) FROM nodes",
+            "edges": "SELECT COUNT(*) FROM edges",
+            "unresolved": "SELECT COUNT(*) FROM unresolved",
+            "parse_failures": "SELECT COUNT(*) FROM files WHERE status != 'ok'",
+        }
+        return {k: int(self._conn.execute(s).fetchone()[0]) for k, s in q.items()}
+
+    # -------------------------------------------------------------- history
+    # (history queries are added here by index/history.py's needs; no SQL elsewhere)

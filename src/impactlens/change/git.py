@@ -1,0 +1,251 @@
+"""The one module that runs ``git`` (a subprocess; no library binding).
+
+Every failure becomes a one-line :class:`BadInputError` / :class:`NotARepositoryError`
+naming what was asked for, never a traceback. Output is returned as bytes where it
+may hold file content and as text (UTF-8, ``surrogateescape``) otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from impactlens.errors import BadInputError, NotARepositoryError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # `git hash-object -t tree /dev/null`
+
+
+class GitError(BadInputError):
+    """A git command failed (unknown revision, not a repository, ...)."""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["LC_ALL"] = "C"
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    env.pop("GIT_INDEX_FILE", None)
+    return env
+
+
+def run_bytes(
+    root: Path | str, *args: str, input: bytes | None = None, ok_codes: tuple[int, ...] = (0,)
+) -> bytes:
+    """Run ``git ARGS`` in ``root``; return stdout bytes or raise :class:`GitError`."""
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=str(root),
+            input=input,
+            capture_output=True,
+            env=_env(),
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise GitError("git: executable not found on PATH") from exc
+    except NotADirectoryError as exc:
+        raise NotARepositoryError(f"{root}: not a directory") from exc
+    if proc.returncode not in ok_codes:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        msg = err[-1] if err else f"exit code {proc.returncode}"
+        if "not a git repository" in msg.lower():
+            raise NotARepositoryError(f"{root}: not a git repository")
+        raise GitError(f"git {args[0]}: {msg.removeprefix('fatal: ').removeprefix('error: ')}")
+    return proc.stdout
+
+
+def run(root: Path | str, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
+    """Like :func:`run_bytes`, decoded as text."""
+    return run_bytes(root, *args, ok_codes=ok_codes).decode("utf-8", "surrogateescape")
+
+
+def toplevel(path: Path | str) -> Path:
+    """The work-tree root containing ``path``."""
+    return Path(run(path, "rev-parse", "--show-toplevel").strip()).resolve()
+
+
+def is_repository(path: Path | str) -> bool:
+    try:
+        run(path, "rev-parse", "--git-dir")
+    except (GitError, NotARepositoryError):
+        return False
+    return True
+
+
+def has_head(root: Path | str) -> bool:
+    try:
+        run(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    except GitError:
+        return False
+    return True
+
+
+def resolve_commit(root: Path | str, rev: str) -> str:
+    """Full sha of ``rev`` (a commit-ish) or a one-line error naming it."""
+    if not rev or rev.startswith("-"):
+        raise GitError(f"unknown revision {rev!r}")
+    out = run(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", ok_codes=(0, 1))
+    sha = out.strip()
+    if not sha:
+        raise GitError(f"unknown revision {rev!r}")
+    return sha
+
+
+def first_parent(root: Path | str, sha: str) -> str | None:
+    """The first parent of commit ``sha`` (``None`` for a root commit)."""
+    out = run(root, "rev-list", "--parents", "-n", "1", sha).split()
+    return out[1] if len(out) > 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class CommitInfo:
+    sha: str
+    author_time: int  # epoch seconds
+    message: str
+
+
+def commit_info(root: Path | str, sha: str) -> CommitInfo:
+    out = run(root, "show", "-s", "--format=%H%x00%at%x00%B", sha)
+    h, at, msg = out.split("\x00", 2)
+    return CommitInfo(sha=h.strip(), author_time=int(at.strip() or 0), message=msg.strip())
+
+
+def commits_between(root: Path | str, base: str, head: str) -> list[CommitInfo]:
+    """Commits reachable from ``head`` but not ``base``, oldest first."""
+    out = run(root, "log", "--reverse", "--format=%H%x00%at%x00%B%x1e", f"{base}..{head}")
+    result = []
+    for rec in out.split("\x1e"):
+        rec = rec.strip("\n")
+        if not rec.strip():
+            continue
+        h, at, msg = rec.split("\x00", 2)
+        result.append(CommitInfo(sha=h.strip(), author_time=int(at.strip() or 0),
+                                 message=msg.strip()))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class NameStatus:
+    status: str  # one letter: A, M, D, R (rename), C (copy), T (type change)
+    path: str  # the new path (or the deleted path)
+    old_path: str | None = None  # for R/C
+
+
+def _parse_name_status(raw: str) -> list[NameStatus]:
+    parts = raw.split("\x00")
+    out: list[NameStatus] = []
+    i = 0
+    while i < len(parts) and parts[i]:
+        code = parts[i]
+        letter = code[:1]
+        if letter in ("R", "C"):
+            old, new = parts[i + 1], parts[i + 2]
+            out.append(NameStatus(letter, new, old))
+            i += 3
+        else:
+            out.append(NameStatus(letter, parts[i + 1]))
+            i += 2
+    return out
+
+
+def diff_name_status(root: Path | str, base: str, head: str | None = None) -> list[NameStatus]:
+    """Files changed from ``base`` to ``head`` (``None`` = the working tree, staged+unstaged)."""
+    args = ["diff", "--no-ext-diff", "--no-renames", "--name-status", "-z", base]
+    if head is not None:
+        args.append(head)
+    return _parse_name_status(run(root, *args, "--"))
+
+
+def untracked_files(root: Path | str) -> list[str]:
+    """Untracked, not-ignored files, repo-relative."""
+    out = run(root, "ls-files", "--others", "--exclude-standard", "-z")
+    return sorted(p for p in out.split("\x00") if p)
+
+
+def show_blob(root: Path | str, rev: str, path: str) -> bytes | None:
+    """Content of ``path`` at ``rev`` (``None`` when the path does not exist there)."""
+    try:
+        return run_bytes(root, "cat-file", "blob", f"{rev}:{path}")
+    except GitError:
+        return None
+
+
+def blobs(root: Path | str, specs: list[str]) -> dict[str, bytes | None]:
+    """Batch read of ``rev:path`` specs in one ``git cat-file --batch`` process."""
+    if not specs:
+        return {}
+    payload = ("\n".join(specs) + "\n").encode("utf-8", "surrogateescape")
+    out = run_bytes(root, "cat-file", "--batch", input=payload)
+    result: dict[str, bytes | None] = {}
+    pos = 0
+    for spec in specs:
+        nl = out.index(b"\n", pos)
+        header = out[pos:nl].decode("utf-8", "surrogateescape")
+        pos = nl + 1
+        if header.endswith(" missing") or header.endswith(" ambiguous"):
+            result[spec] = None
+            continue
+        fields = header.split()
+        size = int(fields[2])
+        kind = fields[1]
+        body = out[pos : pos + size]
+        pos += size + 1  # trailing newline after the object
+        result[spec] = body if kind == "blob" else None
+    return result
+
+
+def apply_check(root: Path | str, patch: bytes) -> str | None:
+    """``None`` if ``patch`` applies to the working tree cleanly, else git's one-line reason."""
+    try:
+        run_bytes(root, "apply", "--check", "--recount", "-", input=patch)
+    except GitError as exc:
+        return str(exc).removeprefix("git apply: ")
+    return None
+
+
+def apply(root: Path | str, patch: bytes) -> None:
+    """Apply ``patch`` to the working tree (used by the demo and the bench)."""
+    run_bytes(root, "apply", "--whitespace=nowarn", "-", input=patch)
+
+
+def init_and_commit(root: Path | str, message: str, date: str | None = None) -> str:
+    """``git init`` + commit everything in ``root`` with a fixed local identity; return sha."""
+    run(root, "init", "-q")
+    ident = [
+        "-c", "user.name=impactlens", "-c", "user.email=impactlens@example.invalid",
+        "-c", "commit.gpgsign=false",
+    ]
+    commit_all(root, message, date=date, ident=ident)
+    return run(root, "rev-parse", "HEAD").strip()
+
+
+def commit_all(
+    root: Path | str, message: str, *, date: str | None = None, ident: list[str] | None = None
+) -> str:
+    """Stage everything and commit (``date`` in any git date format); return the new sha."""
+    ident = ident or [
+        "-c", "user.name=impactlens", "-c", "user.email=impactlens@example.invalid",
+        "-c", "commit.gpgsign=false",
+    ]
+    run(root, "add", "-A")
+    args = [*ident, "commit", "-q", "--allow-empty", "--no-verify", "-m", message]
+    if date is None:
+        run(root, *args)
+    else:
+        _run_with_dates(root, args, date)
+    return run(root, "rev-parse", "HEAD").strip()
+
+
+def _run_with_dates(root: Path | str, args: list[str], date: str) -> None:
+    env = _env()
+    env["GIT_AUTHOR_DATE"] = date
+    env["GIT_COMMITTER_DATE"] = date
+    proc = subprocess.run(
+        ["git", *args], cwd=str(root), capture_output=True, env=env, check=False
+    )
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git commit: {msg[-1] if msg else proc.returncode}")

@@ -1,0 +1,510 @@
+"""The proposed change: four ways in, one shape out.
+
+``--before/--after`` (one file pair), ``--diff`` (a unified diff applied to the
+indexed working tree), ``--rev A..B`` / ``--rev SHA`` (a commit range / a commit
+against its first parent) and, by default, the working tree against ``HEAD``
+(staged, unstaged and untracked-not-ignored files). Each reader returns a
+:class:`ProposedChange`: the before/after text of every touched Python file, the
+task text for co-change ranking, and the change date used as the anti-leakage cut.
+
+All git access goes through :mod:`impactlens.change.git`.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import re
+import time
+import tokenize
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from impactlens.change import git
+from impactlens.errors import BadInputError
+
+try:  # the stage record lands in model.py (below the marker) with the impact pipeline
+    from impactlens.model import FileChange  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - until then, the same shape
+
+    @dataclass(frozen=True, slots=True)
+    class FileChange:  # type: ignore[no-redef]
+        path: str
+        before: str | None
+        after: str | None
+
+__all__ = [
+    "ProposedChange",
+    "decode_source",
+    "from_before_after",
+    "from_diff",
+    "from_rev",
+    "from_worktree",
+    "parse_as_of",
+    "repo_path",
+]
+
+INDEX_DIR = ".impactlens"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedChange:
+    """A proposed edit as before/after text of each touched Python file."""
+
+    files: tuple[FileChange, ...]  # sorted by path; Python sources only
+    mode: str  # "before-after" | "diff" | "rev" | "worktree"
+    label: str  # one line naming the change, for reports
+    task: str = ""  # task text for the co-change BM25
+    as_of: int = 0  # epoch seconds: only history strictly before this is used
+    base: str | None = None  # base commit sha, when there is one
+    other_files: tuple[str, ...] = field(default=())  # touched non-Python paths (not analyzed)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files)
+
+    def with_(self, *, task: str | None = None, as_of: int | None = None) -> ProposedChange:
+        return ProposedChange(
+            files=self.files,
+            mode=self.mode,
+            label=self.label,
+            task=self.task if task is None else task,
+            as_of=self.as_of if as_of is None else as_of,
+            base=self.base,
+            other_files=self.other_files,
+        )
+
+
+# ----------------------------------------------------------------- helpers
+def is_python(path: str) -> bool:
+    return path.endswith(".py") and not path.startswith(INDEX_DIR + "/")
+
+
+def repo_path(root: Path, raw: str, *, what: str = "path") -> str:
+    """Normalize ``raw`` to a repo-relative POSIX path or refuse it (one line)."""
+    p = raw.strip().replace("\\", "/")
+    if not p:
+        raise BadInputError(f"{what}: empty path")
+    if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
+        absolute = Path(p).resolve()
+        try:
+            p = absolute.relative_to(root).as_posix()
+        except ValueError:
+            raise BadInputError(f"{raw}: {what} is outside the repository {root}") from None
+    norm = posixpath.normpath(p)
+    if norm == ".." or norm.startswith("../") or norm == "." or norm.startswith("/"):
+        raise BadInputError(f"{raw}: {what} is outside the repository")
+    if norm == ".git" or norm.startswith(".git/"):
+        raise BadInputError(f"{raw}: {what} points into .git")
+    return norm
+
+
+def decode_source(path: str, data: bytes) -> str:
+    """Source text of ``data`` (UTF-8, or a PEP 263 coding); binary is refused."""
+    if b"\x00" in data:
+        raise BadInputError(f"{path}: binary file, not Python source")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            text = data.decode(enc)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            raise BadInputError(f"{path}: not UTF-8 text (and no valid coding declaration)") \
+                from None
+    return text.removeprefix("\ufeff")
+
+
+def _read_worktree(root: Path, path: str) -> str | None:
+    p = root / path
+    if not p.is_file():
+        return None
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise BadInputError(f"{path}: cannot read ({exc.strerror})") from None
+    return decode_source(path, data)
+
+
+def parse_as_of(value: str | int | float | datetime | date | None) -> int | None:
+    """``--as-of``: ISO date/datetime, ``@EPOCH`` or an integer epoch → epoch seconds."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise BadInputError(f"--as-of: not a date: {value!r}")
+    if isinstance(value, int | float):
+        return int(value)
+    if isinstance(value, datetime):
+        dt = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return int(dt.timestamp())
+    if isinstance(value, date):
+        return int(datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp())
+    s = str(value).strip()
+    if re.fullmatch(r"@?\d{9,11}", s):
+        return int(s.lstrip("@"))
+    try:
+        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInputError(
+            f"--as-of: cannot read {s!r} as a date (use YYYY-MM-DD, an ISO datetime or @EPOCH)"
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return int(dt.timestamp())
+
+
+def _finish(
+    changes: Mapping[str, tuple[str | None, str | None]],
+    *,
+    mode: str,
+    label: str,
+    task: str,
+    as_of: int,
+    base: str | None,
+    other: Sequence[str] = (),
+) -> ProposedChange:
+    files = tuple(
+        FileChange(path=p, before=b, after=a)
+        for p, (b, a) in sorted(changes.items())
+        if b != a
+    )
+    return ProposedChange(
+        files=files, mode=mode, label=label, task=task, as_of=as_of, base=base,
+        other_files=tuple(sorted(set(other))),
+    )
+
+
+def _head_or_none(root: Path) -> str | None:
+    return git.resolve_commit(root, "HEAD") if git.has_head(root) else None
+
+
+# ---------------------------------------------------------- before / after
+def from_before_after(
+    root: Path,
+    before_file: str | Path,
+    after_file: str | Path,
+    *,
+    path: str | None = None,
+    task: str = "",
+    as_of: int | None = None,
+    cwd: Path | None = None,
+) -> ProposedChange:
+    """One file's before and after text, read from two files on disk."""
+    cwd = cwd or Path.cwd()
+    b_path = (cwd / before_file).resolve()
+    a_path = (cwd / after_file).resolve()
+    texts: list[str] = []
+    for label, p in (("--before", b_path), ("--after", a_path)):
+        if not p.is_file():
+            raise BadInputError(f"{p}: {label} file not found")
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise BadInputError(f"{p}: cannot read {label} file ({exc.strerror})") from None
+        texts.append(decode_source(str(p), data))
+    if path is not None:
+        rel = repo_path(root, path, what="--path")  # repo-relative (or absolute inside it)
+    else:
+        rel = None
+        for p in (a_path, b_path):
+            if p.is_relative_to(root):
+                rel = p.relative_to(root).as_posix()
+                break
+        if rel is None:
+            raise BadInputError(
+                f"{a_path}: not inside the repository {root}; name the file with --path"
+            )
+    if not is_python(rel):
+        raise BadInputError(f"{rel}: not a Python file (.py)")
+    return _finish(
+        {rel: (texts[0], texts[1])},
+        mode="before-after",
+        label=f"{rel} ({b_path.name} → {a_path.name})",
+        task=task,
+        as_of=int(time.time()) if as_of is None else as_of,
+        base=_head_or_none(root) if git.is_repository(root) else None,
+    )
+
+
+# -------------------------------------------------------------------- diff
+_HUNK_SEARCH = 2000  # how far (lines) a hunk may drift from its stated position
+
+
+def _strip_prefix(name: str | None, other: str | None) -> str | None:
+    if name is None or name == "/dev/null":
+        return None
+    if name.startswith('"') and name.endswith('"'):
+        name = name[1:-1]
+    if name.startswith(("a/", "b/")) and (
+        other is None or other == "/dev/null" or other.strip('"').startswith(("a/", "b/"))
+    ):
+        return name[2:]
+    return name
+
+
+def _split_lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _apply_hunks(path: str, text: str, hunks: Sequence[object]) -> str:
+    """Apply unidiff hunks to ``text``, verifying context; refuse what does not match."""
+    lines = _split_lines(text)
+    out: list[str] = []
+    pos = 0  # next unconsumed line of the source
+    for hunk in hunks:
+        src: list[str] = []
+        dst: list[str] = []
+        no_newline_src = no_newline_dst = False
+        last_type = ""
+        for line in hunk:  # type: ignore[attr-defined]
+            t = line.line_type
+            if t == "\\":
+                if last_type == "-":
+                    no_newline_src = True
+                elif last_type == "+":
+                    no_newline_dst = True
+                else:
+                    no_newline_src = no_newline_dst = True
+                continue
+            last_type = t
+            value = line.value
+            if t in (" ", "-"):
+                src.append(value)
+            if t in (" ", "+"):
+                dst.append(value)
+        if no_newline_src and src:
+            src[-1] = src[-1].rstrip("\n")
+        if no_newline_dst and dst:
+            dst[-1] = dst[-1].rstrip("\n")
+        start = max(hunk.source_start - 1, 0)  # type: ignore[attr-defined]
+        if not src:
+            start = hunk.source_start  # type: ignore[attr-defined]  # pure insertion after line N
+        at = _find(lines, src, start, pos)
+        if at is None:
+            raise BadInputError(
+                f"{path}: the diff does not apply (hunk at line "
+                f"{hunk.source_start} does not match the file)"  # type: ignore[attr-defined]
+            )
+        out.extend(lines[pos:at])
+        out.extend(dst)
+        pos = at + len(src)
+    out.extend(lines[pos:])
+    return "".join(out)
+
+
+def _same(a: str, b: str) -> bool:
+    return a.rstrip("\r\n") == b.rstrip("\r\n")
+
+
+def _find(lines: list[str], src: list[str], start: int, lo: int) -> int | None:
+    n = len(src)
+
+    def fits(i: int) -> bool:
+        if i < lo or i + n > len(lines):
+            return False
+        return all(_same(lines[i + k], src[k]) for k in range(n))
+
+    if fits(start):
+        return start
+    for off in range(1, _HUNK_SEARCH):
+        for i in (start - off, start + off):
+            if fits(i):
+                return i
+        if start - off < lo and start + off + n > len(lines):
+            break
+    return None
+
+
+def from_diff(
+    root: Path,
+    diff_text: str | bytes,
+    *,
+    source: str = "diff",
+    task: str = "",
+    as_of: int | None = None,
+) -> ProposedChange:
+    """A unified diff applied (with context verification) to the working tree."""
+    from unidiff import PatchSet
+    from unidiff.errors import UnidiffParseError
+
+    if isinstance(diff_text, bytes):
+        try:
+            diff_text = diff_text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInputError(f"{source}: the diff is not UTF-8 text") from None
+    if not diff_text.strip():
+        raise BadInputError(f"{source}: the diff is empty")
+    try:
+        patch = PatchSet(io.StringIO(diff_text))
+    except UnidiffParseError as exc:
+        raise BadInputError(f"{source}: not a unified diff ({exc})") from None
+    if len(patch) == 0:
+        raise BadInputError(f"{source}: no file changes found in the diff")
+    changes: dict[str, tuple[str | None, str | None]] = {}
+    other: list[str] = []
+    for pf in patch:
+        old = _strip_prefix(pf.source_file, pf.target_file)
+        new = _strip_prefix(pf.target_file, pf.source_file)
+        if pf.source_file == "/dev/null" or (pf.is_added_file and old is None):
+            old = None
+        if pf.target_file == "/dev/null":
+            new = None
+        old_rel = repo_path(root, old, what="diff path") if old else None
+        new_rel = repo_path(root, new, what="diff path") if new else None
+        name = new_rel or old_rel
+        if name is None:
+            raise BadInputError(f"{source}: a file entry names no path")
+        if pf.is_binary_file:
+            if is_python(name):
+                raise BadInputError(f"{name}: binary change in the diff; cannot analyze")
+            other.append(name)
+            continue
+        if not (is_python(name) or (old_rel and is_python(old_rel))):
+            # still verify it applies, so a stale diff is refused as a whole
+            _check_applies(root, name, old_rel, new_rel, pf)
+            other.append(name)
+            continue
+        before = _read_worktree(root, old_rel) if old_rel else None
+        if old_rel is not None and before is None:
+            if pf.source_file == "/dev/null" or pf.is_added_file:
+                before = None
+            else:
+                raise BadInputError(f"{old_rel}: the diff does not apply (file not found)")
+        if old_rel is None and new_rel is not None and (root / new_rel).exists():
+            raise BadInputError(f"{new_rel}: the diff does not apply (file already exists)")
+        if new_rel is None:  # deletion
+            if before is None:
+                raise BadInputError(f"{old_rel}: the diff does not apply (file not found)")
+            remaining = _apply_hunks(old_rel or "", before, list(pf))
+            if remaining.strip():
+                raise BadInputError(
+                    f"{old_rel}: the diff does not apply (deletes a file that has other content)"
+                )
+            changes[old_rel or ""] = (before, None)
+            continue
+        after = _apply_hunks(new_rel, before or "", list(pf))
+        if old_rel and new_rel and old_rel != new_rel:  # rename: old goes away
+            if is_python(old_rel):
+                changes[old_rel] = (before, None)
+            if is_python(new_rel):
+                changes[new_rel] = (None, after)
+        else:
+            changes[new_rel] = (before, after)
+    return _finish(
+        changes,
+        mode="diff",
+        label=f"diff {source}",
+        task=task,
+        as_of=int(time.time()) if as_of is None else as_of,
+        base=_head_or_none(root) if git.is_repository(root) else None,
+        other=other,
+    )
+
+
+def _check_applies(root: Path, name: str, old_rel: str | None, new_rel: str | None,
+                   pf: object) -> None:
+    if old_rel is None:
+        if (root / name).exists():
+            raise BadInputError(f"{name}: the diff does not apply (file already exists)")
+        return
+    p = root / old_rel
+    if not p.is_file():
+        raise BadInputError(f"{old_rel}: the diff does not apply (file not found)")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return  # cannot verify a non-text, non-Python file; it is not analyzed anyway
+    _apply_hunks(old_rel, text, list(pf))  # type: ignore[call-overload]
+
+
+# --------------------------------------------------------------------- rev
+def from_rev(
+    root: Path, rev: str, *, task: str | None = None, as_of: int | None = None
+) -> ProposedChange:
+    """``A..B`` (B against A) or ``SHA`` (a commit against its first parent)."""
+    rev = rev.strip()
+    if "..." in rev:
+        a_ref, b_ref = rev.split("...", 1)
+        b = git.resolve_commit(root, b_ref or "HEAD")
+        a_tip = git.resolve_commit(root, a_ref or "HEAD")
+        a = git.run(root, "merge-base", a_tip, b).strip()
+        commits = git.commits_between(root, a, b)
+    elif ".." in rev:
+        a_ref, b_ref = rev.split("..", 1)
+        a = git.resolve_commit(root, a_ref or "HEAD")
+        b = git.resolve_commit(root, b_ref or "HEAD")
+        commits = git.commits_between(root, a, b)
+    else:
+        b = git.resolve_commit(root, rev)
+        parent = git.first_parent(root, b)
+        a = parent or git.EMPTY_TREE
+        commits = [git.commit_info(root, b)]
+    entries = git.diff_name_status(root, a, b)
+    py = [e for e in entries if is_python(e.path)]
+    other = [e.path for e in entries if not is_python(e.path)]
+    specs: list[str] = []
+    for e in py:
+        if e.status != "A":
+            specs.append(f"{a}:{e.path}")
+        if e.status != "D":
+            specs.append(f"{b}:{e.path}")
+    blobs = git.blobs(root, specs)
+    changes: dict[str, tuple[str | None, str | None]] = {}
+    for e in py:
+        before_b = blobs.get(f"{a}:{e.path}") if e.status != "A" else None
+        after_b = blobs.get(f"{b}:{e.path}") if e.status != "D" else None
+        changes[e.path] = (
+            decode_source(f"{e.path}@{a[:10]}", before_b) if before_b is not None else None,
+            decode_source(f"{e.path}@{b[:10]}", after_b) if after_b is not None else None,
+        )
+    if task is None:
+        task = "\n\n".join(c.message for c in commits)
+    if as_of is None:
+        times = [c.author_time for c in commits]
+        as_of = min(times) if times else git.commit_info(root, b).author_time
+    head_msg = commits[-1].message.splitlines()[0] if commits and commits[-1].message else ""
+    label = f"{rev} ({head_msg})" if head_msg else rev
+    return _finish(
+        changes,
+        mode="rev",
+        label=label,
+        task=task,
+        as_of=as_of,
+        base=a if a != git.EMPTY_TREE else None,
+        other=other,
+    )
+
+
+# ---------------------------------------------------------------- worktree
+def from_worktree(
+    root: Path, *, task: str = "", as_of: int | None = None
+) -> ProposedChange:
+    """The working tree (staged + unstaged + untracked-not-ignored) against ``HEAD``."""
+    if not git.has_head(root):
+        raise BadInputError(f"{root}: the repository has no commits; nothing to compare against")
+    head = git.resolve_commit(root, "HEAD")
+    entries = git.diff_name_status(root, head)
+    paths: dict[str, str] = {e.path: e.status for e in entries}
+    for p in git.untracked_files(root):
+        paths.setdefault(p, "A")
+    py = sorted(p for p in paths if is_python(p))
+    other = sorted(p for p in paths if not is_python(p) and not p.startswith(INDEX_DIR + "/"))
+    specs = [f"{head}:{p}" for p in py if paths[p] != "A"]
+    blobs = git.blobs(root, specs)
+    changes: dict[str, tuple[str | None, str | None]] = {}
+    for p in py:
+        before_b = blobs.get(f"{head}:{p}") if paths[p] != "A" else None
+        before = decode_source(f"{p}@HEAD", before_b) if before_b is not None else None
+        after = _read_worktree(root, p)
+        changes[p] = (before, after)
+    return _finish(
+        changes,
+        mode="worktree",
+        label="working tree vs HEAD",
+        task=task,
+        as_of=int(time.time()) if as_of is None else as_of,
+        base=head,
+        other=other,
+    )

@@ -1,0 +1,246 @@
+"""Speed on a large real repository: `impactlens bench perf REPO [--gitnexus DIR] [--json]`.
+
+Measures, on a git work tree (e.g. Django 5.1.4's source distribution, git-initialised):
+files, lines, symbols, edges; cold index wall time and peak RSS (median of --runs, each
+in a fresh child process); incremental re-index after editing one file; `impact` latency
+p50/p95 over 100 random symbols (seeded); `analyze` latency for a one-function signature
+change; receiver typing (callers attributed to one method, unresolved receiver sites).
+With ``--gitnexus`` (a directory holding ``node_modules/.bin/gitnexus``) the peer's
+``analyze --index-only`` runs on a copy of the same tree for the ratio. The repository's
+files are restored after every edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+_CHILD_INDEX = """
+import json, resource, sys, time
+from impactlens.api import Project
+t = time.perf_counter()
+s = Project(sys.argv[1]).index(full=True)
+dt = time.perf_counter() - t
+rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps({"seconds": dt, "peak_rss_mb": rss / 1024, "files": s.files,
+                  "symbols": s.symbols, "edges": s.edges, "unresolved": s.unresolved,
+                  "parse_failures": s.parse_failures}))
+"""
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+def _count_lines(root: Path, files: list[str]) -> int:
+    total = 0
+    for f in files:
+        try:
+            with open(root / f, "rb") as fh:
+                total += fh.read().count(b"\n")
+        except OSError:
+            pass
+    return total
+
+
+def cold_index(root: Path, runs: int) -> dict[str, Any]:
+    results = []
+    for _ in range(runs):
+        shutil.rmtree(root / ".impactlens", ignore_errors=True)
+        out = subprocess.run([sys.executable, "-c", _CHILD_INDEX, str(root)],
+                             capture_output=True, text=True, check=True)
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    best = results[-1]
+    return {**best, "seconds_runs": [round(r["seconds"], 2) for r in results],
+            "seconds": statistics.median(r["seconds"] for r in results),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in results)}
+
+
+def _pick_edit_target(root: Path) -> Path:
+    cands = sorted(root.rglob("*.py"), key=lambda p: str(p))
+    cands = [p for p in cands if ".impactlens" not in p.parts and 2_000 < p.stat().st_size < 40_000]
+    return cands[len(cands) // 2]
+
+
+def incremental(root: Path, runs: int) -> dict[str, Any]:
+    from impactlens.api import Project
+
+    target = _pick_edit_target(root)
+    original = target.read_bytes()
+    times = []
+    try:
+        for i in range(runs):
+            target.write_bytes(original + f"\n\ndef _bench_added_{i}():\n    return {i}\n".encode())
+            t = time.perf_counter()
+            s = Project(root).index()
+            times.append(time.perf_counter() - t)
+            assert s.parsed == 1, s
+    finally:
+        target.write_bytes(original)
+        Project(root).index()
+    return {"file": str(target.relative_to(root)), "seconds_p50": statistics.median(times),
+            "seconds_runs": [round(t, 3) for t in times]}
+
+
+def impact_latency(root: Path, n: int, seed: int) -> dict[str, Any]:
+    from impactlens.api import Project
+    from impactlens.model import NodeKind
+
+    p = Project(root)
+    nodes = p.store.all_nodes([NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS])
+    sample = random.Random(seed).sample(nodes, min(n, len(nodes)))
+    times, sizes = [], []
+    for node in sample:
+        t = time.perf_counter()
+        r = p.impact(node.id, depth=3)
+        times.append((time.perf_counter() - t) * 1000)
+        sizes.append(sum(len(v) for v in r["by_depth"].values()))
+    return {"n": len(sample), "ms_p50": _pct(times, 0.5), "ms_p95": _pct(times, 0.95),
+            "reach_p50": _pct([float(s) for s in sizes], 0.5)}
+
+
+def receiver_typing(root: Path, method: str) -> dict[str, Any]:
+    from impactlens.api import Project
+    from impactlens.model import EdgeKind, UnresolvedReason
+
+    p = Project(root)
+    callers = p.store.in_edges(method, frozenset({EdgeKind.CALL}))
+    unresolved = p.store.unresolved_sites()
+    unknown_recv = [u for u in unresolved if u.reason == UnresolvedReason.UNKNOWN_RECEIVER]
+    named = [u for u in unknown_recv if u.text.endswith(".filter") or ".filter(" in u.text]
+    calls = len(p.store.all_edges(frozenset({EdgeKind.CALL})))
+    return {"method": method, "call_sites_attributed": len(callers),
+            "distinct_callers": len({e.src for e in callers}),
+            "unknown_receiver_sites": len(unknown_recv),
+            "unknown_receiver_filter_sites": len(named), "resolved_call_edges": calls}
+
+
+def analyze_latency(root: Path, runs: int, seed: int) -> dict[str, Any]:
+    """A one-function signature change (a new required parameter), analysed warm."""
+    from impactlens.api import Project
+    from impactlens.model import NodeKind
+
+    p = Project(root)
+    funcs = [n for n in p.store.all_nodes([NodeKind.FUNCTION])
+             if n.signature.startswith("def ") and "(" in n.signature and not n.decorators]
+    rng = random.Random(seed)
+    times = []
+    for _ in range(runs):
+        node = rng.choice(funcs)
+        text = (root / node.file).read_text()
+        lines = text.splitlines(keepends=True)
+        idx = node.start_line - 1
+        if "(" not in lines[idx] or "()" in lines[idx]:
+            continue
+        lines[idx] = lines[idx].replace("(", "(bench_new_arg, ", 1)
+        after = "".join(lines)
+        t = time.perf_counter()
+        p.analyze_before_after(node.file, text, after)
+        times.append(time.perf_counter() - t)
+    return {"runs": len(times), "seconds_p50": statistics.median(times) if times else None,
+            "seconds_p95": _pct(times, 0.95) if times else None}
+
+
+def gitnexus(root: Path, gn_dir: Path) -> dict[str, Any]:
+    exe = gn_dir / "node_modules" / ".bin" / "gitnexus"
+    if not exe.exists():
+        return {"skipped": f"{exe} not found"}
+    env = {**os.environ, "GITNEXUS_LBUG_EXTENSION_INSTALL": "never",
+           "GITNEXUS_HOME": tempfile.mkdtemp(prefix="gnhome-")}
+    with tempfile.TemporaryDirectory(prefix="gn-bench-") as tmp:
+        copy = Path(tmp) / root.name
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".impactlens"), symlinks=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t = time.perf_counter()
+        cold = subprocess.run([str(exe), "analyze", "--index-only"], cwd=copy, env=env,
+                              capture_output=True, text=True, check=False, timeout=3600)
+        cold_s = time.perf_counter() - t
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        target = _pick_edit_target(copy)
+        target.write_text(target.read_text() + "\n\ndef _bench_added():\n    return 1\n")
+        t = time.perf_counter()
+        inc = subprocess.run([str(exe), "analyze", "--index-only"], cwd=copy, env=env,
+                             capture_output=True, text=True, check=False, timeout=3600)
+        inc_s = time.perf_counter() - t
+    return {"cold_seconds": cold_s, "cold_rc": cold.returncode,
+            "peak_rss_mb": max(rss, before) / 1024 if rss > before else None,
+            "incremental_seconds": inc_s, "incremental_rc": inc.returncode,
+            "stderr_tail": (cold.stderr or cold.stdout)[-300:] if cold.returncode else ""}
+
+
+def run(root: Path, *, runs: int, gitnexus_dir: Path | None, method: str,
+        seed: int = 7) -> dict[str, Any]:
+    from impactlens.index.discover import list_source_files
+
+    files = list_source_files(root)
+    report: dict[str, Any] = {"repo": str(root), "files": len(files),
+                              "lines": _count_lines(root, files)}
+    report["cold_index"] = cold_index(root, runs)
+    report["incremental"] = incremental(root, max(5, runs))
+    report["impact"] = impact_latency(root, 100, seed)
+    report["receiver_typing"] = receiver_typing(root, method)
+    try:
+        report["analyze"] = analyze_latency(root, 20, seed)
+    except AttributeError as exc:  # stage not wired yet
+        report["analyze"] = {"skipped": str(exc)}
+    if gitnexus_dir is not None:
+        report["gitnexus"] = gitnexus(root, gitnexus_dir)
+    return report
+
+
+def _print(r: dict[str, Any]) -> None:
+    c, i, m = r["cold_index"], r["incremental"], r["impact"]
+    print(f"repo {r['repo']}: {r['files']} files, {r['lines']} lines, {c['symbols']} symbols, "
+          f"{c['edges']} edges, {c['unresolved']} unresolved sites")
+    print(f"cold index   median {c['seconds']:.2f}s (runs {c['seconds_runs']}), "
+          f"peak RSS {c['peak_rss_mb']:.0f} MB")
+    print(f"incremental  p50 {i['seconds_p50'] * 1000:.0f} ms after editing {i['file']}")
+    print(f"impact       p50 {m['ms_p50']:.1f} ms, p95 {m['ms_p95']:.1f} ms over {m['n']} symbols")
+    a = r.get("analyze", {})
+    if a.get("seconds_p50") is not None:
+        print(f"analyze      p50 {a['seconds_p50'] * 1000:.0f} ms, p95 "
+              f"{a['seconds_p95'] * 1000:.0f} ms (one-function signature change)")
+    rt = r["receiver_typing"]
+    print(f"receivers    {rt['method']}: {rt['call_sites_attributed']} call sites from "
+          f"{rt['distinct_callers']} callers; {rt['unknown_receiver_sites']} attribute calls "
+          f"left unresolved (unknown receiver), {rt['resolved_call_edges']} call edges resolved")
+    g = r.get("gitnexus")
+    if g and "skipped" not in g:
+        print(f"gitnexus     cold {g['cold_seconds']:.1f}s (rc {g['cold_rc']}), incremental "
+              f"{g['incremental_seconds']:.1f}s; ratio cold {g['cold_seconds'] / c['seconds']:.1f}×")
+    elif g:
+        print(f"gitnexus     skipped: {g['skipped']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="impactlens bench perf", description=__doc__)
+    ap.add_argument("repo", type=Path)
+    ap.add_argument("--runs", type=int, default=3, help="cold-index runs (median reported)")
+    ap.add_argument("--gitnexus", type=Path, default=None, metavar="DIR")
+    ap.add_argument("--method", default="django.db.models.query.QuerySet.filter")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    if not (args.repo / ".git").exists():
+        print(f"impactlens: error: {args.repo}: not a git work tree (git init it first)",
+              file=sys.stderr)
+        return 2
+    report = run(args.repo.resolve(), runs=args.runs, gitnexus_dir=args.gitnexus,
+                 method=args.method)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print(report)
+    return 0

@@ -435,3 +435,66 @@ class Store:
 
     # -------------------------------------------------------------- history
     # (history queries are added here by index/history.py's needs; no SQL elsewhere)
+    # Rows are plain tuples; impactlens.index.history wraps them in records.
+
+    def history_count(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM commits").fetchone()[0])
+
+    def history_shas(self) -> set[str]:
+        return {r[0] for r in self._conn.execute("SELECT sha FROM commits")}
+
+    def clear_history(self) -> None:
+        self._conn.execute("DELETE FROM commit_files")
+        self._conn.execute("DELETE FROM commits")
+
+    def delete_commits(self, shas: Iterable[str]) -> None:
+        rows = [(s,) for s in shas]
+        self._conn.executemany("DELETE FROM commit_files WHERE sha=?", rows)
+        self._conn.executemany("DELETE FROM commits WHERE sha=?", rows)
+
+    def put_commits(self, commits: Iterable[Any]) -> None:
+        """Insert (or replace) commit records: ``sha, author_time, message, n_files, files``
+        where each file has ``path, old_path, added, deleted``."""
+        for c in commits:
+            self._conn.execute("DELETE FROM commit_files WHERE sha=?", (c.sha,))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files) "
+                "VALUES (?,?,?,?)",
+                (c.sha, int(c.author_time), c.message, int(c.n_files)),
+            )
+            self._conn.executemany(
+                "INSERT INTO commit_files(sha, path, old_path, added, deleted) VALUES (?,?,?,?,?)",
+                [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted)) for f in c.files],
+            )
+
+    def history_commits(self, *, before: int | None = None) -> list[tuple[str, int, str, int]]:
+        """``(sha, author_time, message, n_files)`` authored strictly before ``before``,
+        oldest first (ties by sha)."""
+        if before is None:
+            rows = self._conn.execute(
+                "SELECT sha, author_time, message, n_files FROM commits ORDER BY author_time, sha"
+            )
+        else:
+            rows = self._conn.execute(
+                "SELECT sha, author_time, message, n_files FROM commits WHERE author_time < ? "
+                "ORDER BY author_time, sha",
+                (int(before),),
+            )
+        return [(r[0], int(r[1]), r[2], int(r[3])) for r in rows]
+
+    def history_files(
+        self, *, before: int | None = None
+    ) -> list[tuple[str, str, str | None, int, int]]:
+        """``(sha, path, old_path, added, deleted)`` of commits authored strictly before
+        ``before`` (all when ``None``), ordered by sha and path."""
+        sql = (
+            "SELECT cf.sha, cf.path, cf.old_path, cf.added, cf.deleted FROM commit_files cf "
+            "JOIN commits c ON c.sha = cf.sha"
+        )
+        args: tuple[Any, ...] = ()
+        if before is not None:
+            sql += " WHERE c.author_time < ?"
+            args = (int(before),)
+        sql += " ORDER BY cf.sha, cf.path, cf.old_path"
+        return [(r[0], r[1], r[2], int(r[3]), int(r[4]))
+                for r in self._conn.execute(sql, args)]

@@ -1,0 +1,290 @@
+"""Git history → the store's ``commits`` / ``commit_files`` tables, incrementally.
+
+:func:`update_history` runs at the end of every ``impactlens index``, inside the
+indexer's write transaction. It records, for every commit reachable from
+``HEAD`` that it has not seen before: the sha, the author date (epoch seconds),
+the full message, and each changed file with its added/deleted line counts
+(``git log --numstat -M -z``: renames are detected and recorded with their old
+path, binary files count ``-1`` lines).
+
+Which commits (``settings.history_first_parent``):
+
+* ``False`` (default) — every **non-merge** commit reachable from ``HEAD``
+  (``git rev-list --no-merges HEAD``). Merges are skipped: their changes are
+  already recorded on the commits they merge.
+* ``True`` — the **first-parent** chain only; a merge on that chain is recorded
+  as ONE change set, its diff against the first parent (a merged pull request
+  counts like a squash commit), because skipping merges on the first-parent
+  chain would drop every merged branch.
+
+Incremental: the set of reachable commits is listed (``rev-list``, cheap) and
+compared with the stored set — only new commits are mined, commits no longer
+reachable (a rebase, a reset, a checkout of an older revision) are dropped, so
+the table always describes exactly the history behind ``HEAD``. When ``HEAD``
+has not moved since the last run nothing runs but one ``rev-parse``.
+
+Robustness: no ``git`` executable or no repository → the history is empty and
+the summary says so (the co-change channel is then empty, never an error); an
+empty repository (no commits) → empty; a detached ``HEAD`` is just a commit;
+a shallow clone → the commits that are there are mined and the summary says the
+history is truncated. The boundary commit of a shallow clone has no parent in
+the clone, so its diff would list every file as added: it is recorded with no
+files (it cannot form co-change pairs) and re-mined if the clone is deepened.
+
+Commits touching more than ``settings.history_max_files_per_commit`` files
+(default 50) are *kept* (``n_files`` holds the true count) but the co-change
+stage (:mod:`impactlens.impact.cochange`) excludes them from co-change pairs:
+sweeping reformat/rename/licence-header commits say nothing about coupling.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from impactlens.change import git as gitcmd
+from impactlens.errors import ImpactlensError
+from impactlens.index.store import Store
+from impactlens.settings import Settings
+
+__all__ = [
+    "CommitRecord",
+    "FileTouch",
+    "HistorySummary",
+    "load_history",
+    "mine_commits",
+    "update_history",
+]
+
+_META_HEAD = "history_head"
+_META_MODE = "history_mode"
+_META_SHALLOW = "history_shallow"
+_META_STATE = "history_state"
+_SHA_RE = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+_BATCH = 2000  # shas per `git log --stdin` call
+
+
+@dataclass(frozen=True, slots=True)
+class FileTouch:
+    """One file changed by one commit (paths are repo-relative POSIX, as git names them)."""
+
+    path: str
+    old_path: str | None  # the pre-rename path when git detected a rename
+    added: int  # -1 for a binary file
+    deleted: int  # -1 for a binary file
+
+
+@dataclass(frozen=True, slots=True)
+class CommitRecord:
+    sha: str
+    author_time: int  # epoch seconds (UTC)
+    message: str
+    n_files: int  # files the commit touched (the sweeping-commit test uses this)
+    files: tuple[FileTouch, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySummary:
+    """What one :func:`update_history` run did; ``note`` is shown by ``impactlens index``."""
+
+    available: bool  # a git repository with at least one commit
+    commits: int  # commits stored after the run
+    new: int  # commits mined in this run
+    removed: int  # stored commits no longer reachable from HEAD, dropped
+    shallow: bool
+    head: str | None
+    seconds: float
+    note: str = ""
+
+
+# --------------------------------------------------------------------- git
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    return gitcmd.run_bytes(root, *args, input=stdin)
+
+
+def _git_text(root: Path, *args: str) -> str:
+    return _git(root, *args).decode("utf-8", "replace")
+
+
+def _mode(settings: Settings, prefix: str) -> str:
+    return json.dumps({"first_parent": bool(settings.history_first_parent),
+                       "prefix": prefix, "max": settings.history_max_commits}, sort_keys=True)
+
+
+def _shallow_boundary(root: Path) -> set[str]:
+    if _git_text(root, "rev-parse", "--is-shallow-repository").strip() != "true":
+        return set()
+    rel = _git_text(root, "rev-parse", "--git-path", "shallow").strip()
+    path = Path(rel) if Path(rel).is_absolute() else root / rel
+    try:
+        return {ln.strip() for ln in path.read_text().splitlines() if _SHA_RE.match(ln.strip())}
+    except OSError:
+        return set()
+
+
+def _parse_log(raw: bytes) -> list[CommitRecord]:
+    """Parse ``git log -z --numstat --format=%x1e%H%x00%at%x00%B%x00`` output."""
+    text = raw.decode("utf-8", "replace")
+    chunks: list[str] = []
+    for part in text.split("\x1e"):
+        head = part.split("\x00", 1)[0]
+        if _SHA_RE.match(head):
+            chunks.append(part)
+        elif chunks:  # a \x1e inside a message: glue it back
+            chunks[-1] += "\x1e" + part
+    out: list[CommitRecord] = []
+    for chunk in chunks:
+        sha, at, rest = chunk.split("\x00", 2)
+        message, _, stat = rest.partition("\x00")
+        tokens = stat.lstrip("\x00\n").split("\x00")
+        files: list[FileTouch] = []
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i].lstrip("\n")
+            if not tok:
+                i += 1
+                continue
+            fields = tok.split("\t", 2)
+            if len(fields) != 3:
+                i += 1
+                continue
+            added = int(fields[0]) if fields[0].isdigit() else -1
+            deleted = int(fields[1]) if fields[1].isdigit() else -1
+            if fields[2]:
+                files.append(FileTouch(fields[2], None, added, deleted))
+                i += 1
+            else:  # rename: "a\td\t\0old\0new\0"
+                old, new = tokens[i + 1], tokens[i + 2]
+                files.append(FileTouch(new, old, added, deleted))
+                i += 3
+        files.sort(key=lambda f: (f.path, f.old_path or ""))
+        out.append(CommitRecord(sha=sha, author_time=int(at or 0), message=message.strip(),
+                                n_files=len(files), files=tuple(files)))
+    return out
+
+
+def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
+                 relative: bool = False) -> list[CommitRecord]:
+    """Mine the given commits (each diffed against its first parent)."""
+    shas = list(shas)
+    out: list[CommitRecord] = []
+    args = ["-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
+            "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--numstat", "-M", "-z",
+            "--format=%x1e%H%x00%at%x00%B%x00"]
+    args.append("--diff-merges=first-parent" if first_parent else "--diff-merges=off")
+    args.append("--relative" if relative else "--no-relative")
+    for i in range(0, len(shas), _BATCH):
+        batch = shas[i : i + _BATCH]
+        raw = _git(root, *args, stdin=("\n".join(batch) + "\n").encode())
+        out.extend(_parse_log(raw))
+    return out
+
+
+# ------------------------------------------------------------------ update
+def _empty(store: Store, note: str, t0: float, *, clear: bool) -> HistorySummary:
+    if clear:
+        store.clear_history()
+        for key in (_META_HEAD, _META_SHALLOW, _META_MODE):
+            store.set_meta(key, "")
+    store.set_meta(_META_STATE, note)
+    return HistorySummary(available=False, commits=store.history_count(), new=0, removed=0,
+                          shallow=False, head=None, seconds=time.perf_counter() - t0, note=note)
+
+
+def update_history(store: Store, root: Path, settings: Settings) -> HistorySummary:
+    """Mine the commits of ``root`` not yet in ``store`` (call inside a write transaction)."""
+    t0 = time.perf_counter()
+    root = Path(root).resolve()
+    if shutil.which("git") is None:
+        return _empty(store, "history: git is not installed; co-change channel empty", t0,
+                      clear=False)
+    try:
+        top = gitcmd.toplevel(root)
+    except ImpactlensError:
+        return _empty(store, f"history: {root} is not a git repository; co-change channel empty",
+                      t0, clear=True)
+    if not gitcmd.has_head(root):
+        return _empty(store, "history: the repository has no commits yet; co-change channel "
+                      "empty", t0, clear=True)
+    prefix = root.relative_to(top).as_posix() if root != top else ""
+    relative = bool(prefix) and prefix != "."
+    head = _git_text(root, "rev-parse", "HEAD").strip()
+    mode = _mode(settings, prefix if relative else "")
+    boundary = _shallow_boundary(root)
+    shallow = bool(boundary)
+
+    if store.get_meta(_META_MODE) != mode:  # walk settings changed: start over
+        store.clear_history()
+        store.set_meta(_META_HEAD, "")
+    old_boundary = set(json.loads(store.get_meta(_META_SHALLOW) or "[]"))
+    deepened = sorted(old_boundary - boundary)
+    if deepened:  # the clone was deepened: those commits now have parents, re-mine them
+        store.delete_commits(deepened)
+
+    new = removed = 0
+    truncated = False
+    if store.get_meta(_META_HEAD) != head or deepened:
+        rev_args = ["rev-list", "--first-parent"] if settings.history_first_parent else [
+            "rev-list", "--no-merges"]
+        if settings.history_max_commits > 0:
+            rev_args += ["-n", str(settings.history_max_commits + 1)]
+        listed = _git_text(root, *rev_args, "HEAD").split()
+        if settings.history_max_commits > 0 and len(listed) > settings.history_max_commits:
+            truncated = True
+            listed = listed[: settings.history_max_commits]
+        reachable = set(listed)
+        known = store.history_shas()
+        gone = sorted(known - reachable)
+        if gone:
+            store.delete_commits(gone)
+        todo = [s for s in listed if s not in known]
+        records = mine_commits(root, todo, first_parent=settings.history_first_parent,
+                               relative=relative)
+        records = [
+            CommitRecord(r.sha, r.author_time, r.message, 0, ()) if r.sha in boundary else r
+            for r in records
+        ]
+        store.put_commits(records)
+        new, removed = len(records), len(gone)
+        store.set_meta(_META_HEAD, head)
+        store.set_meta(_META_MODE, mode)
+    store.set_meta(_META_SHALLOW, json.dumps(sorted(boundary)))
+
+    total = store.history_count()
+    parts = [f"history: {total} commits indexed ({new} new"]
+    parts.append(f", {removed} no longer reachable dropped)" if removed else ")")
+    notes = ["".join(parts)]
+    if shallow:
+        notes.append(f"shallow clone: only the {total} commits present are used for co-change "
+                     "(run `git fetch --unshallow` for the full history)")
+    if truncated:
+        notes.append(f"only the newest {settings.history_max_commits} commits are mined "
+                     "(settings.history_max_commits)")
+    note = "; ".join(notes)
+    store.set_meta(_META_STATE, note)
+    return HistorySummary(available=True, commits=total, new=new, removed=removed,
+                          shallow=shallow, head=head, seconds=time.perf_counter() - t0,
+                          note=note)
+
+
+# -------------------------------------------------------------------- read
+def load_history(store: Store, *, before: int | None = None) -> list[CommitRecord]:
+    """Stored commits (authored strictly before ``before`` when given), oldest first."""
+    by_sha: dict[str, list[FileTouch]] = {}
+    for sha, path, old, added, deleted in store.history_files(before=before):
+        by_sha.setdefault(sha, []).append(FileTouch(path, old, added, deleted))
+    return [
+        CommitRecord(sha, at, msg, n, tuple(by_sha.get(sha, ())))
+        for sha, at, msg, n in store.history_commits(before=before)
+    ]
+
+
+def history_state(store: Store) -> str:
+    """The note of the last :func:`update_history` run ('' if history was never mined)."""
+    return store.get_meta(_META_STATE) or ""

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -105,4 +106,25 @@ class Project:
     # ------------------------------------------------------------ extensions
     # Change-impact analysis (impactlens.impact), slicing (impactlens.pdg) and history
     # (impactlens.index.history) add their methods below, each delegating to its package.
+
+    def co_change(
+        self, edited_files: Iterable[str], task: str = "", as_of: object = None
+    ) -> tuple[dict[str, list[tuple[str, float]]], str]:
+        """§3.4 co-change partners of each edited file from commits authored strictly before
+        ``as_of`` (``None`` = now; epoch, ``datetime`` or ISO date), weighted by the BM25
+        relevance of each commit message to ``task``. Returns ``({file: [(partner, score)]},
+        note)``; the note says when the channel is empty and why."""
+        from impactlens.impact.cochange import co_change, cut_time
+        from impactlens.index.history import history_state, load_history
+
+        cut = cut_time(as_of)
+        store = self.store
+        state = history_state(store)
+        result = co_change(
+            load_history(store, before=cut), edited_files, task=task, cut=cut,
+            settings=self.settings, exists=lambda p: store.file_record(p) is not None,
+        )
+        if not state:
+            state = "history: not mined yet (run `impactlens index`); co-change channel empty"
+        return result.as_dict(), f"{state}; {result.note}"
 

@@ -1,0 +1,9 @@
+from greet import farewell, hello
+
+
+def conversation(name):
+    hello(name)
+    farewell(name)
+
+
+conversation("ada")

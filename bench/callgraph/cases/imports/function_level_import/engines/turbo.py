@@ -1,0 +1,2 @@
+def spin():
+    return "vroom"

@@ -1,0 +1,3 @@
+from pkg.core import process
+
+process(" X ")

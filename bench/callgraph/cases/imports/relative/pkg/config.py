@@ -1,0 +1,2 @@
+def prefix():
+    return "p:"

@@ -1,0 +1,9 @@
+from ..config import prefix
+
+
+def normalize(s):
+    return s if s else "empty"
+
+
+def tag(s, p=None):
+    return (p or prefix()) + s

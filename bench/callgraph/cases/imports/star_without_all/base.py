@@ -1,0 +1,2 @@
+def base_fn():
+    return 1

@@ -107,6 +107,31 @@ class Project:
     # Change-impact analysis (impactlens.impact), slicing (impactlens.pdg) and history
     # (impactlens.index.history) add their methods below, each delegating to its package.
 
+    # --- change impact (impactlens.change → impactlens.impact) ---------------
+    def proposed_change(self, **change: Any) -> Any:
+        """The proposed edit, without analyzing it. Keywords (by precedence):
+        ``before=FILE, after=FILE[, path=REPO_PATH]`` | ``diff=TEXT[, diff_source=NAME]`` |
+        ``rev="A..B"|"SHA"`` | nothing (the working tree vs HEAD); plus ``task=TEXT`` and
+        ``as_of=DATE`` (ISO date/datetime, ``@EPOCH`` or epoch int)."""
+        from impactlens.change.analysis import read_change
+
+        return read_change(self, **change)
+
+    def analyze(self, change: Any = None, *, refresh: bool = True, **opts: Any) -> Any:
+        """Impact of a proposed edit (a ``ProposedChange``, or the keywords of
+        :meth:`proposed_change`) as an ``ImpactResult``; the index is refreshed first."""
+        from impactlens.change.analysis import analyze
+
+        if refresh:
+            self.refresh()
+        if change is None:
+            change = self.proposed_change(**opts)
+        return analyze(self, change)
+
+    def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
+        """The targeted validation set (pytest node ids) of a proposed edit."""
+        return list(self.analyze(change, **opts).validate)
+
     def co_change(
         self, edited_files: Iterable[str], task: str = "", as_of: object = None
     ) -> tuple[dict[str, list[tuple[str, float]]], str]:

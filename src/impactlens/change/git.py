@@ -153,7 +153,7 @@ def _parse_name_status(raw: str) -> list[NameStatus]:
 
 def diff_name_status(root: Path | str, base: str, head: str | None = None) -> list[NameStatus]:
     """Files changed from ``base`` to ``head`` (``None`` = the working tree, staged+unstaged)."""
-    args = ["diff", "--no-ext-diff", "--no-renames", "--name-status", "-z", base]
+    args = ["diff", "--no-ext-diff", "--no-renames", "--relative", "--name-status", "-z", base]
     if head is not None:
         args.append(head)
     return _parse_name_status(run(root, *args, "--"))
@@ -168,9 +168,14 @@ def untracked_files(root: Path | str) -> list[str]:
 def show_blob(root: Path | str, rev: str, path: str) -> bytes | None:
     """Content of ``path`` at ``rev`` (``None`` when the path does not exist there)."""
     try:
-        return run_bytes(root, "cat-file", "blob", f"{rev}:{path}")
+        return run_bytes(root, "cat-file", "blob", spec(rev, path))
     except GitError:
         return None
+
+
+def spec(rev: str, path: str) -> str:
+    """A ``rev:path`` object name with ``path`` relative to the work directory."""
+    return f"{rev}:./{path}"
 
 
 def blobs(root: Path | str, specs: list[str]) -> dict[str, bytes | None]:

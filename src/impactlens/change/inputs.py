@@ -447,14 +447,14 @@ def from_rev(
     specs: list[str] = []
     for e in py:
         if e.status != "A":
-            specs.append(f"{a}:{e.path}")
+            specs.append(git.spec(a, e.path))
         if e.status != "D":
-            specs.append(f"{b}:{e.path}")
+            specs.append(git.spec(b, e.path))
     blobs = git.blobs(root, specs)
     changes: dict[str, tuple[str | None, str | None]] = {}
     for e in py:
-        before_b = blobs.get(f"{a}:{e.path}") if e.status != "A" else None
-        after_b = blobs.get(f"{b}:{e.path}") if e.status != "D" else None
+        before_b = blobs.get(git.spec(a, e.path)) if e.status != "A" else None
+        after_b = blobs.get(git.spec(b, e.path)) if e.status != "D" else None
         changes[e.path] = (
             decode_source(f"{e.path}@{a[:10]}", before_b) if before_b is not None else None,
             decode_source(f"{e.path}@{b[:10]}", after_b) if after_b is not None else None,
@@ -491,11 +491,11 @@ def from_worktree(
         paths.setdefault(p, "A")
     py = sorted(p for p in paths if is_python(p))
     other = sorted(p for p in paths if not is_python(p) and not p.startswith(INDEX_DIR + "/"))
-    specs = [f"{head}:{p}" for p in py if paths[p] != "A"]
+    specs = [git.spec(head, p) for p in py if paths[p] != "A"]
     blobs = git.blobs(root, specs)
     changes: dict[str, tuple[str | None, str | None]] = {}
     for p in py:
-        before_b = blobs.get(f"{head}:{p}") if paths[p] != "A" else None
+        before_b = blobs.get(git.spec(head, p)) if paths[p] != "A" else None
         before = decode_source(f"{p}@HEAD", before_b) if before_b is not None else None
         after = _read_worktree(root, p)
         changes[p] = (before, after)

@@ -1,0 +1,226 @@
+"""`analyze`, `tests` and `demo`: the impact of a proposed change."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from impactlens.api import Project
+from impactlens.cli.common import echo_json, is_tty, main, repo_option
+from impactlens.errors import BadInputError, ImpactlensError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_OUT = Path(".impactlens") / "out"
+
+
+def change_options(f: F) -> F:
+    """The proposed-change options shared by `analyze` and `tests` (precedence top-down)."""
+    opts = [
+        click.option("--before", "before", type=click.Path(dir_okay=False, path_type=Path),
+                     help="The file before the edit (with --after)."),
+        click.option("--after", "after", type=click.Path(dir_okay=False, path_type=Path),
+                     help="The file after the edit (with --before)."),
+        click.option("--path", "path", metavar="REPO_PATH",
+                     help="Repository path of the --before/--after file "
+                          "(default: --after's path inside the repository)."),
+        click.option("--diff", "diff", metavar="FILE|-",
+                     help="A unified diff applied to the indexed tree ('-' reads stdin)."),
+        click.option("--rev", "rev", metavar="A..B|SHA",
+                     help="A commit range, or one commit against its parent."),
+        click.option("--task", "task", metavar="TEXT",
+                     help="Task text for co-change ranking (default: the commit message "
+                          "for --rev, else empty)."),
+        click.option("--as-of", "as_of", metavar="DATE",
+                     help="Change date for anti-leakage: only older history is used "
+                          "(default: now; the commit's author date for --rev)."),
+        repo_option,
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def _read_diff(diff: str) -> tuple[bytes, str]:
+    if diff == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    p = Path(diff)
+    if not p.is_file():
+        raise BadInputError(f"{diff}: diff file not found")
+    try:
+        return p.read_bytes(), diff
+    except OSError as exc:
+        raise BadInputError(f"{diff}: cannot read ({exc.strerror})") from None
+
+
+def _change_kwargs(
+    before: Path | None, after: Path | None, path: str | None, diff: str | None,
+    rev: str | None, task: str | None, as_of: str | None,
+) -> dict[str, Any]:
+    kw: dict[str, Any] = {"task": task, "as_of": as_of}
+    if before is not None or after is not None:
+        kw.update(before=before, after=after, path=path)
+    elif path is not None:
+        raise BadInputError("--path names the file of a --before/--after pair; give those too")
+    elif diff is not None:
+        text, source = _read_diff(diff)
+        kw.update(diff=text, diff_source=source)
+    elif rev is not None:
+        kw.update(rev=rev)
+    return kw
+
+
+def _project(repo: Path) -> Project:
+    if not repo.is_dir():
+        raise BadInputError(f"{repo}: repository directory not found")
+    return Project(repo)
+
+
+def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, Any]:
+    """(ProposedChange, ImpactResult), refreshing the index with progress on a terminal."""
+    from impactlens.cli.index_cmds import progress_bar
+
+    change = project.proposed_change(**kw)
+    with progress_bar(is_tty() and not quiet) as progress:
+        project.refresh(progress=progress)
+    return change, project.analyze(change, refresh=False)
+
+
+@main.command("analyze")
+@change_options
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output directory for changes.json, impact.json, test_map.txt "
+                   "[default: REPO/.impactlens/out].")
+@click.option("--json", "as_json", is_flag=True, help="Print impact.json to stdout.")
+@click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
+              default="terminal", show_default=True, help="Report format on stdout.")
+def analyze_cmd(
+    before: Path | None, after: Path | None, path: str | None, diff: str | None,
+    rev: str | None, task: str | None, as_of: str | None, repo: Path, out: Path | None,
+    as_json: bool, fmt: str,
+) -> None:
+    """What else a proposed edit reaches, which tests to run, and in what order to work.
+
+    The edit is, in order of precedence: --before/--after, --diff, --rev, or by
+    default the working tree (staged, unstaged and new files) against HEAD.
+    """
+    from impactlens.change.analysis import impact_json_text, write_outputs
+    from impactlens.impact.report import render_markdown, render_terminal
+
+    if as_json:
+        fmt = "json"
+    project = _project(repo)
+    kw = _change_kwargs(before, after, path, diff, rev, task, as_of)
+    with project:
+        change, result = _analyze(project, kw, quiet=fmt != "terminal")
+        out_dir = out if out is not None else project.root / DEFAULT_OUT
+        write_outputs(result, out_dir)
+    if fmt == "json":
+        click.echo(impact_json_text(result), nl=False)
+    elif fmt == "markdown":
+        click.echo(render_markdown(result, label=change.label, other_files=change.other_files),
+                   nl=False)
+    else:
+        render_terminal(result, label=change.label, out_dir=out_dir,
+                        console=Console(highlight=False, soft_wrap=not is_tty()),
+                        other_files=change.other_files)
+
+
+@main.command("tests")
+@change_options
+@click.option("--run", "run", is_flag=True,
+              help="Run pytest on exactly these tests (in the repository) and exit with its code.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ids as a JSON list.")
+def tests_cmd(
+    before: Path | None, after: Path | None, path: str | None, diff: str | None,
+    rev: str | None, task: str | None, as_of: str | None, repo: Path, run: bool,
+    as_json: bool,
+) -> None:
+    """The targeted validation set of a proposed edit: pytest node ids, one per line."""
+    project = _project(repo)
+    kw = _change_kwargs(before, after, path, diff, rev, task, as_of)
+    with project:
+        _change, result = _analyze(project, kw, quiet=True)
+        root = project.root
+    ids = list(result.validate)
+    if as_json:
+        echo_json(ids)
+    elif not run:
+        for tid in ids:
+            click.echo(tid)
+    if not run:
+        return
+    if not ids:
+        click.echo("impactlens: no tests selected; nothing to run", err=True)
+        return
+    click.echo(f"impactlens: running {len(ids)} test(s) with pytest", err=True)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "pytest", *ids], cwd=root, check=False)
+    except OSError as exc:
+        raise ImpactlensError(f"{sys.executable}: cannot run pytest ({exc.strerror})") from None
+    click.get_current_context().exit(proc.returncode)
+
+
+def _example_dir() -> Path:
+    ref = resources.files("impactlens") / "examples" / "shop"
+    p = Path(str(ref))
+    if not p.is_dir():
+        raise ImpactlensError("the bundled example (impactlens/examples/shop) is not installed")
+    return p
+
+
+@main.command("demo")
+@click.option("--keep", is_flag=True, help="Keep the demo repository (its path is printed).")
+@click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
+              default="terminal", show_default=True, help="Report format on stdout.")
+def demo_cmd(keep: bool, fmt: str) -> None:
+    """Analyze a sample edit on the bundled example shop: no setup needed."""
+    from impactlens.change import git
+    from impactlens.change.analysis import impact_json_text, write_outputs
+    from impactlens.impact.report import render_markdown, render_terminal
+
+    src = _example_dir()
+    tmp = Path(tempfile.mkdtemp(prefix="impactlens-demo-"))
+    try:
+        repo = tmp / "shop"
+        shutil.copytree(src, repo, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.pyc", ".impactlens", "sample_edit.diff"))
+        patch = (src / "sample_edit.diff").read_bytes()
+        git.init_and_commit(repo, "shop: initial import", date="2024-01-01T00:00:00+00:00")
+        err = Console(stderr=True, highlight=False)
+        if fmt == "terminal":
+            err.print(f"[dim]demo repository: {repo}[/dim]")
+        with Project(repo) as project:
+            summary = project.index()
+            if fmt == "terminal":
+                err.print(f"[dim]indexed {summary.files} files: {summary.symbols} symbols, "
+                          f"{summary.edges} edges[/dim]")
+            git.apply(repo, patch)
+            if fmt == "terminal":
+                err.print("[dim]applied sample_edit.diff to the working tree[/dim]")
+            change = project.proposed_change()
+            result = project.analyze(change)
+            out_dir = repo / DEFAULT_OUT
+            write_outputs(result, out_dir)
+        label = f"sample_edit.diff ({change.label})"
+        if fmt == "json":
+            click.echo(impact_json_text(result), nl=False)
+        elif fmt == "markdown":
+            click.echo(render_markdown(result, label=label), nl=False)
+        else:
+            render_terminal(result, label=label, out_dir=out_dir if keep else None,
+                            console=Console(highlight=False, soft_wrap=not is_tty()))
+    finally:
+        if keep:
+            click.echo(f"demo repository kept at {tmp / 'shop'}", err=True)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,15 @@
+"""Helpers for the history tests: fixed dates and a mined-history shortcut."""
+
+from __future__ import annotations
+
+_BASE_EPOCH = 1704067200  # 2024-01-01T00:00:00Z
+
+
+def epoch(n: int) -> int:
+    """Epoch seconds of day ``n`` after 2024-01-01 (UTC)."""
+    return _BASE_EPOCH + n * 86_400
+
+
+def day(n: int) -> str:
+    """A git date string for day ``n`` after 2024-01-01 (UTC)."""
+    return f"@{epoch(n)} +0000"

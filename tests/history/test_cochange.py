@@ -1,0 +1,180 @@
+"""§3.4 co-change recall over planted git histories (real repositories in tmp_path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from impactlens.errors import BadInputError
+from impactlens.impact.cochange import co_change, cut_time, tokenize
+from impactlens.index.history import load_history, update_history
+from impactlens.index.store import Store
+from impactlens.settings import DEFAULT
+
+from .conftest import day, epoch
+
+FAR_FUTURE = epoch(10_000)
+
+
+def history(root: Path, tmp_path: Path, settings=DEFAULT):
+    store = Store.open(tmp_path / f"{root.name}.db", create=True)
+    try:
+        with store.transaction():
+            update_history(store, root, settings)
+        return load_history(store)
+    finally:
+        store.close()
+
+
+def partners(commits, f, *, task="", cut=FAR_FUTURE, settings=DEFAULT, exists=None):
+    res = co_change(commits, [f], task=task, cut=cut, settings=settings, exists=exists)
+    return dict(res.candidates[f])
+
+
+@pytest.fixture
+def planted(make_repo, git_commit):
+    """a↔b co-change twice, b↔c once (a partner of a partner), z alone."""
+    root = make_repo({"README.md": "planted\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, "parser: quote handling", date=day(1))
+    git_commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "parser: escapes", date=day(2))
+    git_commit(root, {"b.py": "B = 3\n", "c.py": "C = 3\n"}, "b and c", date=day(3))
+    git_commit(root, {"z.py": "Z = 4\n"}, "z alone", date=day(4))
+    return root
+
+
+def test_partner_scored_and_unrelated_absent(planted, tmp_path):
+    commits = history(planted, tmp_path)
+    assert partners(commits, "a.py") == {"b.py": 0.6666}  # 2 / (2 + κ); z, c absent (0)
+    assert partners(commits, "z.py") == {}
+
+
+def test_partner_of_partner_never_appears(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 0\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, "a with b", date=day(1))
+    git_commit(root, {"b.py": "B = 2\n", "c.py": "C = 2\n"}, "b with c", date=day(2))
+    git_commit(root, {"c.py": "C = 3\n", "d.py": "D = 3\n"}, "c with d", date=day(3))
+    commits = history(root, tmp_path)
+    assert set(partners(commits, "a.py")) == {"b.py"}  # L = 1: c (via b) and d never
+    assert set(partners(commits, "b.py")) == {"a.py", "c.py"}
+
+
+def test_post_date_commit_is_excluded(planted, git_commit, tmp_path):
+    git_commit(planted, {"a.py": "A = 9\n", "late.py": "L = 9\n"}, "late pairing", date=day(20))
+    commits = history(planted, tmp_path)
+    assert "late.py" in partners(commits, "a.py", cut=FAR_FUTURE)
+    for cut in (epoch(20), epoch(19)):  # strictly before: a commit AT the cut is excluded too
+        got = partners(commits, "a.py", cut=cut)
+        assert "late.py" not in got and "b.py" in got
+    # the scores are a function of the pre-cut history only: identical with the late commit gone
+    pre = [c for c in commits if c.author_time < epoch(20)]
+    assert partners(commits, "a.py", cut=epoch(20)) == partners(pre, "a.py", cut=epoch(20))
+
+
+def test_nothing_before_the_cut(planted, tmp_path):
+    commits = history(planted, tmp_path)
+    res = co_change(commits, ["a.py"], cut=epoch(0), settings=DEFAULT)
+    assert res.candidates == {"a.py": ()} and res.commits_used == 0
+
+
+def test_sweeping_commit_excluded_from_pairs(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"}, date=day(0))
+    sweep = {f"gen/m{i}.py": f"M = {i}\n" for i in range(50)}
+    sweep.update({"a.py": "A = 1\n", "b.py": "B = 1\n"})  # 52 files > cap 50
+    git_commit(root, sweep, "reformat everything", date=day(1))
+    git_commit(root, {"a.py": "A = 2\n", "c.py": "C = 2\n"}, "a with c", date=day(2))
+    commits = history(root, tmp_path)
+    res = co_change(commits, ["a.py"], cut=FAR_FUTURE)
+    got = dict(res.candidates["a.py"])
+    assert res.sweeping == 1
+    assert "gen/m0.py" not in got and set(got) == {"b.py", "c.py"}  # b only via the initial
+    wide = partners(commits, "a.py", settings=DEFAULT.replace(history_max_files_per_commit=60))
+    assert "gen/m0.py" in wide
+
+
+def test_bm25_weights_relevant_commits(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 0\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "quote.py": "Q = 1\n"},
+               "Fix quoting of shell arguments in the parser", date=day(1))
+    git_commit(root, {"a.py": "A = 2\n", "log.py": "L = 1\n"},
+               "Update logging configuration docs", date=day(2))
+    for i in range(3, 8):  # background corpus for the IDF statistics
+        git_commit(root, {f"o{i}.py": f"O = {i}\n"}, f"unrelated change number {i}", date=day(i))
+    commits = history(root, tmp_path)
+    plain = partners(commits, "a.py")
+    assert plain["quote.py"] == plain["log.py"]  # empty task text: all commits weigh equally
+    cued = partners(commits, "a.py", task="shell argument quoting is broken in parser")
+    assert cued["quote.py"] > cued["log.py"]
+    other = partners(commits, "a.py", task="logging docs configuration")
+    assert other["log.py"] > other["quote.py"]
+    # β floor: an unmatched commit still counts (a quarter of the best match)
+    assert cued["log.py"] > 0
+
+
+def test_cap_of_forty_candidates(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 0\n"}, date=day(0))
+    many = {f"p{i:02d}.py": f"P = {i}\n" for i in range(45)}
+    many["a.py"] = "A = 1\n"
+    git_commit(root, many, "wide but not sweeping (46 files)", date=day(1))
+    git_commit(root, {"a.py": "A = 2\n", "p44.py": "P = 99\n"}, "a with p44", date=day(2))
+    commits = history(root, tmp_path)
+    got = co_change(commits, ["a.py"], cut=FAR_FUTURE).candidates["a.py"]
+    assert len(got) == DEFAULT.max_cochange_candidates == 40
+    assert got[0][0] == "p44.py"  # recurring partner first
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+    names = [g for g, _ in got[1:]]
+    assert names == sorted(names)  # ties broken by path
+
+
+def test_scores_truncated_to_four_decimals(make_repo, git_commit, tmp_path):
+    root = make_repo({"x.py": "X = 0\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, "one", date=day(1))
+    git_commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "two", date=day(2))
+    commits = history(root, tmp_path)
+    got = partners(commits, "a.py")
+    assert got == {"b.py": 0.6666}  # 2 / (2 + κ) = 0.66666… truncated, not rounded
+    for value in partners(commits, "b.py").values():
+        assert value == round(value, 4) and 0 <= value <= 1
+
+
+def test_renames_followed(make_repo, git_commit, tmp_path):
+    root = make_repo({"x.py": "X = 0\n"}, date=day(0))
+    body = "".join(f"V{i} = {i}\n" for i in range(30))
+    git_commit(root, {"old.py": body, "b.py": "B = 1\n"}, "old with b", date=day(1))
+    git_commit(root, {"old.py": None, "new.py": body + "W = 1\n"}, "rename", date=day(2))
+    git_commit(root, {"new.py": body + "W = 2\n", "b.py": "B = 2\n"}, "new with b", date=day(3))
+    commits = history(root, tmp_path)
+    # new.py changed 3 times (once as old.py), twice with b: 2 / (3 + κ); without following
+    # the rename it would be 1 / (2 + κ)
+    assert partners(commits, "new.py")["b.py"] == 0.5
+    assert partners(commits, "b.py", cut=epoch(2)) == {"old.py": 0.5}  # before the rename
+    assert "old.py" not in partners(commits, "b.py")  # named as of the cut
+    assert "new.py" in partners(commits, "b.py")
+
+
+def test_edited_files_and_missing_files_are_not_candidates(planted, tmp_path):
+    commits = history(planted, tmp_path)
+    res = co_change(commits, ["a.py", "b.py"], cut=FAR_FUTURE)
+    assert "b.py" not in dict(res.candidates["a.py"])
+    assert "a.py" not in dict(res.candidates["b.py"])
+    got = partners(commits, "b.py", exists=lambda p: p != "c.py")
+    assert "c.py" not in got
+
+
+def test_deterministic(planted, tmp_path):
+    commits = history(planted, tmp_path)
+    one = co_change(commits, ["b.py", "a.py"], task="parser quote", cut=FAR_FUTURE)
+    two = co_change(list(reversed(commits)), ["a.py", "b.py"], task="parser quote",
+                    cut=FAR_FUTURE)
+    assert one == two
+
+
+def test_tokenize_and_cut_time():
+    assert tokenize("Fix parseArgs for HTTPServer_config; the quotes") == [
+        "fix", "parse", "arg", "http", "server", "config", "quote"]
+    assert cut_time("2024-01-02") == epoch(1)
+    assert cut_time("2024-01-02T00:00:00+00:00") == epoch(1)
+    assert cut_time(f"@{epoch(3)}") == epoch(3)
+    assert cut_time(epoch(4)) == epoch(4)
+    with pytest.raises(BadInputError):
+        cut_time("yesterday-ish")

@@ -1,0 +1,145 @@
+"""History mining (index/history.py) on real git repositories built in tmp_path."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from impactlens.index.history import history_state, load_history, update_history
+from impactlens.index.store import Store
+from impactlens.settings import DEFAULT
+
+from .conftest import day
+
+
+def mine(root: Path, db: Path, settings=DEFAULT):
+    store = Store.open(db, create=True)
+    try:
+        with store.transaction():
+            summary = update_history(store, root, settings)
+        return summary, load_history(store), history_state(store)
+    finally:
+        store.close()
+
+
+def test_incremental_only_new_commits(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 1\n", "b.py": "B = 1\n"})
+    git_commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "tweak both")
+    db = tmp_path / "h.db"
+    first, commits, _ = mine(root, db)
+    assert (first.available, first.commits, first.new, first.removed) == (True, 2, 2, 0)
+    again, _, _ = mine(root, db)
+    assert (again.commits, again.new) == (2, 0)
+    git_commit(root, {"a.py": "A = 3\n"}, "only a")
+    third, commits, note = mine(root, db)
+    assert (third.commits, third.new) == (3, 1)
+    assert "3 commits indexed (1 new)" in note
+    last = commits[-1]
+    assert last.message == "only a"
+    assert [(f.path, f.added, f.deleted) for f in last.files] == [("a.py", 1, 1)]
+    assert last.n_files == 1
+
+
+def test_records_renames_lines_and_binary(make_repo, git_commit, tmp_path):
+    body = "".join(f"LINE_{i} = {i}\n" for i in range(20))
+    root = make_repo({"old_name.py": body, "blob.bin": b"\x00\x01\x02"})
+    git_commit(root, {"old_name.py": None, "new_name.py": body + "EXTRA = 1\n",
+                      "blob.bin": b"\x00\x09"}, "rename module")
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    files = {f.path: f for f in commits[-1].files}
+    assert files["new_name.py"].old_path == "old_name.py"
+    assert (files["new_name.py"].added, files["new_name.py"].deleted) == (1, 0)
+    assert (files["blob.bin"].added, files["blob.bin"].deleted) == (-1, -1)
+
+
+def test_message_and_path_with_odd_characters(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 1\n"})
+    git_commit(root, {"dir with space/ünï.py": "X = 1\n", "a.py": "A = 2\n"},
+               "subject\n\nbody with\ttab and \x1e separator")
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    assert commits[-1].message == "subject\n\nbody with\ttab and \x1e separator"
+    assert [f.path for f in commits[-1].files] == ["a.py", "dir with space/ünï.py"]
+
+
+def test_no_git_directory(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.py").write_text("A = 1\n")
+    summary, commits, note = mine(plain, tmp_path / "h.db")
+    assert not summary.available and commits == []
+    assert "not a git repository" in summary.note and "co-change channel empty" in note
+
+
+def test_empty_repository(make_repo, tmp_path):
+    root = make_repo({"a.py": "A = 1\n"}, commit=False)
+    summary, commits, _ = mine(root, tmp_path / "h.db")
+    assert not summary.available and commits == []
+    assert "no commits" in summary.note
+
+
+def test_detached_head_and_unreachable_commits_dropped(make_repo, git_commit, git, tmp_path):
+    root = make_repo({"a.py": "A = 1\n"})
+    git_commit(root, {"a.py": "A = 2\n"}, "second")
+    third = git_commit(root, {"a.py": "A = 3\n"}, "third")
+    db = tmp_path / "h.db"
+    assert mine(root, db)[0].commits == 3
+    git(root, "checkout", "-q", "--detach", "HEAD~1")
+    summary, commits, _ = mine(root, db)
+    assert (summary.commits, summary.removed) == (2, 1)
+    assert third not in {c.sha for c in commits}
+
+
+def test_merges_skipped_by_default(make_repo, git_commit, git, tmp_path):
+    root = make_repo({"a.py": "A = 1\n", "b.py": "B = 1\n"})
+    git(root, "checkout", "-q", "-b", "feature")
+    git_commit(root, {"b.py": "B = 2\n"}, "feature work")
+    git(root, "checkout", "-q", "main")
+    git_commit(root, {"a.py": "A = 2\n"}, "main work")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge feature", "feature", date=day(30))
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    assert sorted(c.message for c in commits) == ["feature work", "initial", "main work"]
+    _, commits, _ = mine(root, tmp_path / "fp.db", DEFAULT.replace(history_first_parent=True))
+    merged = [c for c in commits if c.message == "merge feature"]
+    assert len(merged) == 1 and [f.path for f in merged[0].files] == ["b.py"]
+    assert "feature work" not in {c.message for c in commits}
+
+
+def test_shallow_clone_then_deepened(make_repo, git_commit, git, tmp_path):
+    src = make_repo({"a.py": "A = 1\n", "b.py": "B = 1\n", "c.py": "C = 1\n"})
+    for i in range(2, 6):
+        git_commit(src, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"step {i}")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{src}", str(clone)],
+                   check=True, capture_output=True)
+    db = tmp_path / "h.db"
+    summary, commits, note = mine(clone, db)
+    assert summary.shallow and summary.commits == 2
+    assert "shallow clone" in note
+    boundary = commits[0]
+    # the boundary commit has no parent in the clone: its diff would list every file as
+    # added, so it is kept without files and can form no co-change pairs
+    assert boundary.files == () and boundary.n_files == 0
+    assert [f.path for f in commits[1].files] == ["a.py", "b.py"]
+    git(clone, "fetch", "-q", "--unshallow")
+    summary, commits, _ = mine(clone, db)
+    assert not summary.shallow and summary.commits == 5
+    assert all(c.files for c in commits)
+    assert {f.path for f in commits[-2].files} == {"a.py", "b.py"}
+
+
+def test_subdirectory_root_sees_only_its_files(make_repo, git_commit, tmp_path):
+    root = make_repo({"pkg/a.py": "A = 1\n", "other/x.py": "X = 1\n"})
+    git_commit(root, {"pkg/a.py": "A = 2\n", "pkg/b.py": "B = 1\n", "other/x.py": "X = 2\n"},
+               "cross-cutting")
+    _, commits, _ = mine(root / "pkg", tmp_path / "h.db")
+    assert [f.path for f in commits[-1].files] == ["a.py", "b.py"]
+
+
+@pytest.mark.parametrize("cap", [3, 50])
+def test_sweeping_commits_kept_with_true_file_count(make_repo, git_commit, tmp_path, cap):
+    root = make_repo({"a.py": "A = 1\n"})
+    git_commit(root, {f"m{i}.py": "X = 1\n" for i in range(5)}, "five files")
+    _, commits, _ = mine(root, tmp_path / "h.db", DEFAULT.replace(history_max_files_per_commit=cap))
+    assert commits[-1].n_files == 5 and len(commits[-1].files) == 5

@@ -64,6 +64,11 @@ class Settings:
     max_batches: int = 32
     max_batch_members: int = 50
 
+    # --- §7.6 ablation: evidence channels the pipeline uses ---------------------
+    # "walk" (§3.3 structural walk), "cochange" (§3.4), "testmap" (§3.5 test impact),
+    # "lexical" (§3.6 soft-rank). Removing one switches that channel off, all else fixed.
+    channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical"})
+
     # --- §3.9 DAG ----------------------------------------------------------------
     max_dag_nodes: int = 200
     max_dag_edges: int = 400

@@ -10,6 +10,7 @@ pipeline, the command calls :func:`apply_llm` and stores a non-``None`` result u
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from impactlens.errors import BadInputError
-from impactlens.llm.config import LLMConfig
+from impactlens.llm.config import ENV_MODEL, LLMConfig
 from impactlens.llm.guard import BodyGuard, make_body_guard
 from impactlens.llm.nextedit import next_edits, print_prompt
 from impactlens.settings import DEFAULT, Settings
@@ -128,9 +129,11 @@ def apply_llm(
             config: LLMConfig | None = opts.config()
         except BadInputError:
             config = None
-        click.echo(
-            print_prompt(impact, config, settings, body_guard=body_guard, samples=opts.samples)
+        model = opts.model or os.environ.get(ENV_MODEL) or None
+        body = print_prompt(
+            impact, config, settings, body_guard=body_guard, samples=opts.samples, model=model
         )
+        click.echo(body)
         return None
     if not opts.enabled:
         return None

@@ -66,13 +66,8 @@ class LLMConfig:
         if timeout is not None and not timeout > 0:
             raise BadInputError(f"LLM timeout {timeout!r}: must be a positive number of seconds")
         if sample_temperature is None:
-            sample_temperature = _env_float(ENV_SAMPLE_TEMPERATURE)
-        if sample_temperature is None:
-            sample_temperature = DEFAULT_SAMPLE_TEMPERATURE
-        if not 0 <= sample_temperature <= 2:
-            raise BadInputError(
-                f"{ENV_SAMPLE_TEMPERATURE}={sample_temperature!r}: must be between 0 and 2"
-            )
+            sample_temperature = env_sample_temperature()
+        _check_temperature(sample_temperature)
         return cls(
             base_url=base_url.rstrip("/"),
             model=model,
@@ -80,6 +75,19 @@ class LLMConfig:
             timeout=timeout,
             sample_temperature=sample_temperature,
         )
+
+
+def env_sample_temperature() -> float:
+    """``IMPACTLENS_LLM_SAMPLE_TEMPERATURE`` or the default 0.7."""
+    value = _env_float(ENV_SAMPLE_TEMPERATURE)
+    value = DEFAULT_SAMPLE_TEMPERATURE if value is None else value
+    _check_temperature(value)
+    return value
+
+
+def _check_temperature(value: float) -> None:
+    if not 0 <= value <= 2:
+        raise BadInputError(f"sample temperature {value!r}: must be between 0 and 2")
 
 
 def _env_float(name: str) -> float | None:

@@ -28,7 +28,7 @@ from typing import Any
 import openai
 
 from impactlens.errors import BadInputError
-from impactlens.llm.config import NO_API_KEY, LLMConfig
+from impactlens.llm.config import NO_API_KEY, LLMConfig, env_sample_temperature
 from impactlens.llm.guard import BodyGuard, LLMGuardError
 from impactlens.llm.prompt import assemble, batch_order, clip, prompt_text
 from impactlens.llm.vote import majority_order
@@ -73,19 +73,23 @@ def print_prompt(
     *,
     body_guard: BodyGuard | None = None,
     samples: int = 1,
+    model: str | None = None,
 ) -> str:
     """The exact request body as JSON, without sending anything.
 
-    With no ``config`` the model field reads ``"(IMPACTLENS_LLM_MODEL unset)"``. A
+    Without a ``config`` the body names ``model`` (or ``"(IMPACTLENS_LLM_MODEL unset)"``)
+    and, for ``samples > 1``, the sample temperature from the environment. A
     ``body_guard`` is applied as for a real call (raising :class:`LLMGuardError`).
     """
     prompt = assemble(impact, settings)
     if body_guard is not None:
         body_guard(prompt_text(prompt.messages))
-    model = config.model if config is not None else "(IMPACTLENS_LLM_MODEL unset)"
-    temperature = None
-    if samples > 1:
-        temperature = config.sample_temperature if config is not None else None
+    if config is not None:
+        model, sample_temperature = config.model, config.sample_temperature
+    else:
+        model = model or "(IMPACTLENS_LLM_MODEL unset)"
+        sample_temperature = env_sample_temperature()
+    temperature = sample_temperature if samples > 1 else None
     body = request_body(prompt.messages, model, settings, temperature=temperature)
     return json.dumps(body, ensure_ascii=False, indent=2)
 

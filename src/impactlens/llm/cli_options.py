@@ -10,7 +10,9 @@ pipeline, the command calls :func:`apply_llm` and stores a non-``None`` result u
 from __future__ import annotations
 
 import functools
+import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,3 +192,65 @@ def repo_body_guard(
         extra(text)
 
     return both
+
+
+def run_llm_step(
+    root: str | Path,
+    impact: dict[str, Any],
+    opts: LLMOptions,
+    settings: Settings = DEFAULT,
+    *,
+    out_dir: Path | None = None,
+    change_files: Iterable[Any] = (),
+) -> dict[str, Any] | None:
+    """The `analyze` hook: guard, decide, store ``impact["next_edit"]``, rewrite impact.json.
+
+    The body guard covers every function of the files ``impact`` names, as on disk under
+    ``root``, plus the before/after texts of ``change_files`` (objects with ``path``,
+    ``before``, ``after``). Returns the updated ``impact``, or ``None`` when no decision was
+    asked for (no ``--llm``) or ``--print-prompt`` printed the request instead.
+    """
+    if not (opts.enabled or opts.print_prompt):
+        return None
+    extra: dict[str, str] = {}
+    for f in change_files:
+        for side in ("before", "after"):
+            text = getattr(f, side, None)
+            if isinstance(text, str) and str(getattr(f, "path", "")).endswith(".py"):
+                extra[f"{f.path}@{side}"] = text
+    guard = repo_body_guard(root, impact, extra_sources=extra)
+    decision = apply_llm(impact, opts, settings, body_guard=guard)
+    if decision is None:
+        return None
+    impact["next_edit"] = decision
+    if out_dir is not None:
+        path = Path(out_dir) / "impact.json"
+        try:
+            _atomic_write(path, json.dumps(impact, indent=2, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            raise BadInputError(f"{path}: cannot write ({exc.strerror})") from None
+    return impact
+
+
+def next_edit_lines(decision: Mapping[str, Any]) -> list[str]:
+    """A short human-readable account of ``impact["next_edit"]`` for the reports."""
+    if decision.get("next_edit") == "failed":
+        return [f"Next edit (model): failed — {decision.get('why')}; the batch order stands."]
+    lines = [f"Next edits (model {decision.get('model')}):"]
+    for i, edit in enumerate(decision.get("next_edits") or [], 1):
+        lines.append(f"  {i}. {edit['entity']} — {edit['reason']}")
+    if decision.get("dropped"):
+        lines.append(f"  ({decision['dropped']} named entities not in the map were dropped)")
+    return lines
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

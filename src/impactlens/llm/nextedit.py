@@ -23,9 +23,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from impactlens.errors import BadInputError
 from impactlens.llm.config import NO_API_KEY, LLMConfig, env_sample_temperature
@@ -33,6 +31,9 @@ from impactlens.llm.guard import BodyGuard, LLMGuardError
 from impactlens.llm.prompt import assemble, batch_order, clip, prompt_text
 from impactlens.llm.vote import majority_order
 from impactlens.settings import DEFAULT, Settings
+
+if TYPE_CHECKING:
+    import openai
 
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)
 
@@ -129,6 +130,8 @@ def parse_reply(content: str | None, entities: frozenset[str], settings: Setting
 
 
 def _why(exc: BaseException, timeout: float) -> str:
+    import openai  # deferred: importing the client costs ~1 s, only paid when asking
+
     if isinstance(exc, openai.APITimeoutError):
         return f"timeout after {timeout:g}s"
     if isinstance(exc, openai.APIStatusError):
@@ -199,6 +202,8 @@ def next_edits(
     timeout = config.timeout if config.timeout is not None else settings.llm_timeout_s
     temperature = config.sample_temperature if samples > 1 else settings.llm_temperature
     body = request_body(prompt.messages, config.model, settings, temperature=temperature)
+    import openai  # deferred: importing the client costs ~1 s, only paid when asking
+
     client = openai.OpenAI(
         base_url=config.base_url,
         api_key=config.api_key or NO_API_KEY,

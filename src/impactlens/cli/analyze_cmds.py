@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from rich.console import Console
 from impactlens.api import Project
 from impactlens.cli.common import echo_json, is_tty, main, repo_option
 from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.llm.cli_options import LLMOptions, llm_options, next_edit_lines, run_llm_step
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,10 +105,11 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
 @click.option("--json", "as_json", is_flag=True, help="Print impact.json to stdout.")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
               default="terminal", show_default=True, help="Report format on stdout.")
+@llm_options
 def analyze_cmd(
     before: Path | None, after: Path | None, path: str | None, diff: str | None,
     rev: str | None, task: str | None, as_of: str | None, repo: Path, out: Path | None,
-    as_json: bool, fmt: str,
+    as_json: bool, fmt: str, llm_opts: LLMOptions,
 ) -> None:
     """What else a proposed edit reaches, which tests to run, and in what order to work.
 
@@ -124,8 +127,13 @@ def analyze_cmd(
         change, result = _analyze(project, kw, quiet=fmt != "terminal")
         out_dir = out if out is not None else project.root / DEFAULT_OUT
         write_outputs(result, out_dir)
+        llm_impact = run_llm_step(project.root, result.impact_json(), llm_opts,
+                                  project.settings, out_dir=out_dir, change_files=change.files)
+    if llm_opts.print_prompt:
+        return  # the request body was the output
     if fmt == "json":
-        click.echo(impact_json_text(result), nl=False)
+        click.echo(impact_json_text(result) if llm_impact is None else
+                   json.dumps(llm_impact, indent=2, ensure_ascii=False) + "\n", nl=False)
     elif fmt == "markdown":
         click.echo(render_markdown(result, label=change.label, other_files=change.other_files),
                    nl=False)
@@ -133,6 +141,8 @@ def analyze_cmd(
         render_terminal(result, label=change.label, out_dir=out_dir,
                         console=Console(highlight=False, soft_wrap=not is_tty()),
                         other_files=change.other_files)
+    if llm_impact is not None and fmt != "json":
+        click.echo("\n".join(["", *next_edit_lines(llm_impact["next_edit"])]))
 
 
 @main.command("tests")

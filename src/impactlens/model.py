@@ -155,3 +155,362 @@ class GraphView(Protocol):
 # ---------------------------------------------------------------------------
 # Change-stage records (§3 of the impact spec) live below this line.
 # ---------------------------------------------------------------------------
+
+
+class ChangeType(StrEnum):
+    """§3.1 atomic change types, in precedence-ladder order."""
+
+    DELETE = "delete"
+    ADD = "add"
+    CLASS_DECL = "class-decl"
+    CONSTRUCTOR = "constructor"
+    METHOD_SIGNATURE = "method-signature"
+    METHOD_BODY = "method-body"
+    IMPORT = "import"
+    FIELD = "field"
+
+
+class Relation(StrEnum):
+    """§3.2 CodePlan relations (traversed in the reverse, dependent-ward direction)."""
+
+    CALLED_BY = "CalledBy"
+    CALLERS = "Callers"  # method-body, escape-gated
+    OVERRIDES = "Overrides"
+    OVERRIDDEN_BY = "OverriddenBy"
+    USED_BY = "UsedBy"
+    CONSTRUCTED_BY = "ConstructedBy"
+    SUBCLASS_OF = "SubclassOf"
+    SUPERCLASS_OF = "SuperclassOf"
+    INSTANTIATED_BY = "InstantiatedBy"
+    IMPORTED_BY = "ImportedBy"
+
+
+class Bucket(StrEnum):
+    MUST = "must_inspect"
+    MAY = "may_impact"
+    LOW = "low_risk"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One touched file: ``before`` is None for an added file, ``after`` None for a deleted one."""
+
+    path: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """A parameter list, enough to bind a call site against it (§3.7 binding check)."""
+
+    posonly: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    n_defaults: int = 0  # defaults of the last n of posonly + args
+    vararg: str | None = None
+    kwonly: tuple[str, ...] = ()
+    kwonly_required: tuple[str, ...] = ()
+    kwarg: str | None = None
+    binding: str = "function"  # function | method | staticmethod | classmethod
+
+    @property
+    def positional(self) -> tuple[str, ...]:
+        return self.posonly + self.args
+
+
+@dataclass(frozen=True, slots=True)
+class BodyDelta:
+    """A function's before/after source (dedented, 1-based lines) and its changed lines."""
+
+    before_src: str | None
+    after_src: str | None
+    before_lines: frozenset[int]
+    after_lines: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicChange:
+    """§3.1: one classified change. ``line_range`` is in after-file lines (before-file for
+    ``delete``)."""
+
+    change_type: ChangeType
+    entity: str
+    file: str
+    line_range: tuple[int, int]
+    before_sig: str = ""
+    after_sig: str = ""
+    kind: str = ""  # class | function | method | import | field | module | statement
+    what: str = ""  # what changed, for cause labels ("added param mfa_code")
+    before_params: Params | None = None
+    after_params: Params | None = None  # new parameter list (new __init__ for classes)
+    body: BodyDelta | None = None  # method-body changes of a def: input of the escape gate
+    folded: int = 0  # changes folded into this one by the 64-change cap
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "change_type": self.change_type.value,
+            "entity": self.entity,
+            "file": self.file,
+            "line_range": list(self.line_range),
+            "before_sig": self.before_sig,
+            "after_sig": self.after_sig,
+        }
+
+    def seed_json(self) -> dict[str, object]:
+        return {
+            "change_type": self.change_type.value,
+            "entity": self.entity,
+            "file": self.file,
+            "line_range": list(self.line_range),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RelationSet:
+    """§3.2: the relations one atomic change may traverse (built only by
+    :func:`impactlens.impact.relations.select_relations`)."""
+
+    change_type: ChangeType
+    relations: tuple[Relation, ...]
+    gated: bool = False  # method-body change whose escape gate said "no escape"
+    gate_reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WalkMember:
+    """§3.3: one reached node. ``edges`` are the graph edges that admitted it (from the
+    previous BFS level); ``parents`` the nodes at ``distance - 1`` it was reached from."""
+
+    entity: str
+    file: str
+    distance: int
+    admitting_relations: tuple[Relation, ...]
+    parents: tuple[str, ...] = ()
+    edges: tuple[Edge, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "entity": self.entity,
+            "file": self.file,
+            "distance": self.distance,
+            "admitting_relations": [r.value for r in self.admitting_relations],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WalkResult:
+    seed: str
+    relations: RelationSet
+    members: tuple[WalkMember, ...]
+    truncated: bool = False
+    omitted: int = 0
+    tests: tuple[tuple[str, str], ...] = ()  # (test id, reached node it TESTS), sorted
+
+
+@dataclass(frozen=True, slots=True)
+class TestImpact:
+    """§3.5: one affected test. ``via`` = the impacted entity the admitting path starts at,
+    ``relation`` = the weakest edge type on that path (TESTS for a direct test)."""
+
+    __test__ = False  # not a pytest class
+
+    file: str  # the changed file
+    test_id: str
+    conf: float
+    via: str
+    relation: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankedMember:
+    """§3.6: a candidate with its evidence. ``hard`` = admitted by a hard edge (a member)."""
+
+    entity: str
+    file: str
+    distance: int  # walk distance; 0 for candidates not reached by the walk
+    admitting: tuple[str, ...]
+    lex: float
+    co_change_score: float
+    test_confidence: float
+    hard: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TriageEntry:
+    entity: str
+    file: str
+    conf: float
+    reason: str
+    bucket: Bucket
+    distance: int = 0
+    hard: bool = True
+
+    def to_json(self) -> dict[str, object]:
+        return {"entity": self.entity, "file": self.file, "conf": self.conf,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Triage:
+    must_inspect: tuple[TriageEntry, ...] = ()
+    may_impact: tuple[TriageEntry, ...] = ()
+    low_risk: tuple[TriageEntry, ...] = ()
+
+    def entries(self) -> tuple[TriageEntry, ...]:
+        return self.must_inspect + self.may_impact + self.low_risk
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "must_inspect": [e.to_json() for e in self.must_inspect],
+            "may_impact": [e.to_json() for e in self.may_impact],
+            "low_risk": [e.to_json() for e in self.low_risk],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    batch_id: int
+    members: tuple[str, ...]
+    split: bool = False
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+    def to_json(self) -> dict[str, object]:
+        return {"batch_id": self.batch_id, "members": list(self.members), "size": self.size,
+                "split": self.split}
+
+
+@dataclass(frozen=True, slots=True)
+class DagNode:
+    entity: str
+    kind: str
+    file: str
+    line: int
+    signature: str
+    batch_id: int | None
+
+    def to_json(self) -> dict[str, object]:
+        return {"entity": self.entity, "kind": self.kind, "file": self.file, "line": self.line,
+                "signature": self.signature, "batch_id": self.batch_id}
+
+
+@dataclass(frozen=True, slots=True)
+class DagEdge:
+    src: str
+    dst: str
+    cause: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"from": self.src, "to": self.dst, "cause": self.cause}
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactDag:
+    nodes: tuple[DagNode, ...]
+    edges: tuple[DagEdge, ...]
+    truncated: bool = False
+    omitted_nodes: int = 0
+    omitted_edges: int = 0
+    tokens: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "nodes": [n.to_json() for n in self.nodes],
+            "edges": [e.to_json() for e in self.edges],
+            "truncated": self.truncated,
+            "omitted_nodes": self.omitted_nodes,
+            "omitted_edges": self.omitted_edges,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UnanalyzableHit:
+    """An un-analyzable site that may reach a changed entity (hidden channel)."""
+
+    file: str
+    line: int
+    scope: str
+    reason: str
+    text: str
+    affects: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "scope": self.scope,
+                "reason": self.reason, "text": self.text, "affects": self.affects}
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeImpact:
+    """Everything computed for one atomic change (before the composite union)."""
+
+    change: AtomicChange
+    walk: WalkResult
+    entries: tuple[TriageEntry, ...]  # this change's triage (all buckets)
+
+    def to_json(self) -> dict[str, object]:
+        rel = self.walk.relations
+        return {
+            "entity": self.change.entity,
+            "change_type": self.change.change_type.value,
+            "relations": [r.value for r in rel.relations],
+            "escape": {"gated": rel.gated, "reasons": list(rel.gate_reasons)},
+            "impact_set": [m.to_json() for m in self.walk.members],
+            "truncated": self.walk.truncated,
+            "omitted": self.walk.omitted,
+            "obligations": sorted(e.entity for e in self.entries
+                                  if e.bucket is not Bucket.LOW),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactResult:
+    """The composite impact of one proposed edit (§3.1–§3.9)."""
+
+    changes: tuple[AtomicChange, ...]
+    per_change: tuple[ChangeImpact, ...]
+    test_map: tuple[TestImpact, ...]
+    triage: Triage
+    batches: tuple[Batch, ...]
+    dag: ImpactDag
+    validate: tuple[str, ...]
+    co_change: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
+    co_change_note: str = ""
+    unanalyzable: tuple[UnanalyzableHit, ...] = ()
+    omitted_batches: int = 0
+
+    def changes_json(self) -> dict[str, object]:
+        """The §3.1 object."""
+        return {"changes": [c.to_json() for c in self.changes]}
+
+    def impact_json(self) -> dict[str, object]:
+        """The §3.9 schema plus triage, batches, co-change, un-analyzable sites, test map."""
+        return {
+            "seed": self.changes[0].seed_json() if self.changes else None,
+            "changes": [c.to_json() for c in self.changes],
+            "obligations": {
+                "change": [{"batch_id": b.batch_id, "members": list(b.members)}
+                           for b in self.batches],
+                "validate": list(self.validate),
+            },
+            "dag": self.dag.to_json(),
+            "triage": self.triage.to_json(),
+            "batches": [b.to_json() for b in self.batches],
+            "omitted_batches": self.omitted_batches,
+            "co_change": {
+                "note": self.co_change_note,
+                "candidates": {
+                    f: [{"file": g, "co_change_score": s} for g, s in cands]
+                    for f, cands in self.co_change
+                },
+            },
+            "unanalyzable": [u.to_json() for u in self.unanalyzable],
+            "test_map": [{"file": t.file, "test_id": t.test_id, "conf": t.conf,
+                          "via": t.via, "relation": t.relation} for t in self.test_map],
+            "impact_sets": [p.to_json() for p in self.per_change],
+        }
+
+    def test_map_text(self) -> str:
+        """``test_map.txt``: one ``file test_id conf`` line per pair (§3.5)."""
+        return "".join(f"{t.file} {t.test_id} {t.conf!r}\n" for t in self.test_map)

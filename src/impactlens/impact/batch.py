@@ -1,0 +1,67 @@
+"""§3.8 (h) dependency-consistent batches.
+
+The seeds plus the MUST ∪ MAY members are grouped into connected components of
+the hard-edge graph restricted to them (direction ignored). Each component is
+one change unit, ordered by distance from the seed so the seed precedes its
+callers. Components with seeds come first (in seed order), then the rest by
+nearest distance. Caps: ≤ ``max_batches`` batches of ≤ ``max_batch_members``
+members; a larger component is cut at the nearest-50 boundary and every piece is
+flagged ``split``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from impactlens.model import Batch, EdgeKind, GraphView
+from impactlens.settings import DEFAULT, Settings
+
+HARD_KINDS = frozenset(EdgeKind)  # call/import/inherit/override/instantiate/use/contains/tests
+
+
+def components(graph: GraphView, nodes: Sequence[str]) -> list[set[str]]:
+    """Connected components of ``nodes`` under hard edges between them (undirected)."""
+    members = set(nodes)
+    parent = {n: n for n in members}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for n in sorted(members):
+        for e in graph.out_edges(n, HARD_KINDS):
+            if e.dst in members and e.dst != n:
+                a, b = find(n), find(e.dst)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    groups: dict[str, set[str]] = {}
+    for n in members:
+        groups.setdefault(find(n), set()).add(n)
+    return list(groups.values())
+
+
+def batches(graph: GraphView, seeds: Sequence[str], members: Mapping[str, int],
+            settings: Settings = DEFAULT) -> tuple[list[Batch], int]:
+    """Batches of ``seeds`` (distance 0, in order) ∪ ``members`` (entity → distance).
+    Returns the batches and how many were omitted by the ``max_batches`` cap."""
+    seed_rank: dict[str, int] = {}
+    for i, s in enumerate(seeds):
+        seed_rank.setdefault(s, i)
+    dist = {**{m: d for m, d in members.items()}, **dict.fromkeys(seed_rank, 0)}
+    late = len(seed_rank)
+
+    def key(n: str) -> tuple[int, int, str]:
+        return (dist[n], seed_rank.get(n, late), n)
+
+    comps = [sorted(c, key=key) for c in components(graph, list(dist))]
+    comps.sort(key=lambda c: key(c[0]))
+    out: list[Batch] = []
+    size = max(1, settings.max_batch_members)
+    for comp in comps:
+        split = len(comp) > size
+        for i in range(0, len(comp), size):
+            out.append(Batch(batch_id=len(out), members=tuple(comp[i: i + size]), split=split))
+    omitted = max(0, len(out) - settings.max_batches)
+    return out[: settings.max_batches], omitted

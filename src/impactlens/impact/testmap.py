@@ -1,0 +1,177 @@
+"""§3.5 (e) test-impact map — TDAD's 4-node × 5-edge graph, confidence-weighted.
+
+Sources are the changed entity and every member of its impact set (each at 1.0).
+From them the search follows the five edge types toward tests: ``TESTS`` (test →
+unit, 1.0), ``CALLS`` (caller, incl. instantiation, 0.56), ``INHERITS`` (inherit /
+override either way, 0.56), ``CONTAINS`` (containment, 0.5) and ``IMPORTS``
+(importer of the entity or of its module, 0.45). A path's confidence is its
+weakest edge; a test's confidence is its strongest path — so a direct ``TESTS``
+edge scores 1.0, a test two ``CALLS`` hops away 0.56, a test module importing the
+changed module 0.45. Tests below ``test_map_min`` are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from impactlens.model import (
+    AtomicChange,
+    EdgeKind,
+    GraphView,
+    NodeKind,
+    TestImpact,
+    WalkResult,
+)
+from impactlens.settings import DEFAULT, Settings
+
+_K = EdgeKind
+
+
+@dataclass(frozen=True)
+class _Hit:
+    conf: float
+    via: str
+    relation: str
+
+
+def is_test_id(graph: GraphView, node_id: str) -> bool:
+    node = graph.node(node_id)
+    if node is not None:
+        return node.kind is NodeKind.TEST
+    return "::" in node_id
+
+
+def _module_of_node(graph: GraphView, node_id: str) -> str | None:
+    cur, hops = graph.node(node_id), 0
+    while cur is not None and hops < 8:
+        if cur.kind is NodeKind.MODULE:
+            return cur.id
+        if not cur.parent:
+            return None
+        cur, hops = graph.node(cur.parent), hops + 1
+    return None
+
+
+def _tests_under(graph: GraphView, container: str) -> list[str]:
+    out, todo, seen = [], [container], {container}
+    while todo:
+        x = todo.pop()
+        for e in graph.out_edges(x, frozenset({_K.CONTAINS})):
+            if e.dst in seen:
+                continue
+            seen.add(e.dst)
+            if is_test_id(graph, e.dst):
+                out.append(e.dst)
+            else:
+                todo.append(e.dst)
+    return sorted(out)
+
+
+def tests_for(graph: GraphView, sources: Iterable[str],
+              settings: Settings = DEFAULT) -> dict[str, _Hit]:
+    """Affected tests of ``sources`` with their confidence (all, before the threshold)."""
+    w = settings.test_edge_weights
+    best: dict[str, _Hit] = {}
+
+    srcs = list(dict.fromkeys(sources))  # the seed first, then members by distance
+    rank = {s: i for i, s in enumerate(srcs)}
+
+    def hit(test: str, conf: float, via: str, rel: str) -> None:
+        old = best.get(test)
+        if old is None or (-conf, rank[via], rel) < (-old.conf, rank[old.via], old.relation):
+            best[test] = _Hit(conf, via, rel)
+
+    state: dict[str, tuple[float, int]] = {}
+    frontier: list[tuple[str, float, int, str, str]] = []
+    for s in srcs:
+        if is_test_id(graph, s):
+            hit(s, w["TESTS"], s, "TESTS")
+        state[s] = (1.0, 0)
+        frontier.append((s, 1.0, 0, s, ""))
+    max_hops = settings.max_depth
+    nxt: list[tuple[str, float, int, str, str]] = []
+
+    def go(y: str, kind: str, conf: float, hops: int, via: str, label: str) -> None:
+        c = min(conf, w[kind])
+        lab = kind if w[kind] < conf or not label else label
+        if is_test_id(graph, y):
+            hit(y, c, via, lab)
+            return
+        old = state.get(y)
+        if old is None or c > old[0] or (c == old[0] and hops + 1 < old[1]):
+            state[y] = (c, hops + 1)
+            nxt.append((y, c, hops + 1, via, lab))
+
+    while frontier:
+        nxt = []
+        for x, conf, hops, via, label in frontier:
+            if hops >= max_hops:
+                continue
+            at = (conf, hops, via, label)
+            for e in graph.in_edges(x, frozenset({_K.TESTS})):
+                hit(e.src, min(conf, w["TESTS"]), via, label or "TESTS")
+            for e in graph.in_edges(x, frozenset({_K.CALL, _K.INSTANTIATE})):
+                go(e.src, "CALLS", *at)
+            for e in graph.in_edges(x, frozenset({_K.INHERIT, _K.OVERRIDE})):
+                go(e.src, "INHERITS", *at)
+            for e in graph.out_edges(x, frozenset({_K.INHERIT, _K.OVERRIDE})):
+                go(e.dst, "INHERITS", *at)
+            for e in graph.in_edges(x, frozenset({_K.CONTAINS})):
+                go(e.src, "CONTAINS", *at)
+            if hops == 0:  # a changed container reaches what it contains
+                for e in graph.out_edges(x, frozenset({_K.CONTAINS})):
+                    go(e.dst, "CONTAINS", *at)
+            targets = [x]
+            mod = _module_of_node(graph, x)
+            if mod is not None and mod != x:
+                targets.append(mod)
+            for t in targets:
+                for e in graph.in_edges(t, frozenset({_K.IMPORT})):
+                    src = graph.node(e.src)
+                    if src is not None and src.kind is NodeKind.MODULE:
+                        c = min(conf, w["IMPORTS"])
+                        lab = "IMPORTS" if w["IMPORTS"] < conf or not label else label
+                        for test in _tests_under(graph, e.src):
+                            hit(test, c, via, lab)
+                    else:
+                        go(e.src, "IMPORTS", *at)
+        frontier = sorted(nxt, key=lambda t: (t[0], -t[1], t[2], rank[t[3]], t[4]))
+    return best
+
+
+def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, seed: str,
+                 settings: Settings = DEFAULT) -> list[TestImpact]:
+    """Affected tests of one atomic change (confidence ≥ ``test_map_min``), best first."""
+    sources = [seed, *(m.entity for m in result.members)]
+    hits = tests_for(graph, sources, settings)
+    out = [TestImpact(file=change.file, test_id=t, conf=round(h.conf, 4), via=h.via,
+                      relation=h.relation)
+           for t, h in hits.items() if h.conf >= settings.test_map_min]
+    return sorted(out, key=lambda t: (-t.conf, t.test_id))
+
+
+def merge_test_map(per_change: Iterable[Sequence[TestImpact]],
+                   settings: Settings = DEFAULT) -> list[TestImpact]:
+    """The §3.5 ``(file, test)`` pairs: the best confidence per pair, ≤ ``max_test_pairs``
+    (lowest confidence dropped first), grouped by file, confidence descending within it."""
+    pairs: dict[tuple[str, str], TestImpact] = {}
+    for items in per_change:
+        for t in items:
+            old = pairs.get((t.file, t.test_id))
+            if old is None or t.conf > old.conf:
+                pairs[(t.file, t.test_id)] = t
+    kept = sorted(pairs.values(), key=lambda t: (-t.conf, t.file, t.test_id))
+    kept = kept[: settings.max_test_pairs]
+    return sorted(kept, key=lambda t: (t.file, -t.conf, t.test_id))
+
+
+def test_map(graph: GraphView, walks: Sequence[tuple[AtomicChange, WalkResult, str]],
+             settings: Settings = DEFAULT) -> list[TestImpact]:
+    """``change_tests`` of every ``(change, walk, seed graph id)``, merged."""
+    return merge_test_map(
+        (change_tests(graph, c, w, s, settings) for c, w, s in walks), settings)
+
+
+test_map.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+tests_for.__test__ = False  # type: ignore[attr-defined]

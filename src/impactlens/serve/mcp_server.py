@@ -1,0 +1,564 @@
+"""``impactlens mcp [PATH]``: the impact analyzer as an MCP server (stdio, one repository).
+
+Every tool is a thin call into :class:`impactlens.api.Project`; nothing here analyzes.
+All work runs on one dedicated worker thread (the SQLite store is thread-bound, and
+one index writer at a time is what the indexer expects); before each query the index
+is refreshed incrementally when files changed on disk.
+
+Errors a client can cause (unknown symbol, malformed diff, a path outside the
+repository, wrong argument types) come back as tool errors with a one-line message;
+anything unexpected comes back as a tool error too, with the traceback on stderr, and
+the server keeps serving. No tool writes anywhere but ``REPO/.impactlens/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Annotated, Any, Literal, NotRequired, TypeVar
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic needs this one below Python 3.12
+
+from impactlens import __version__
+from impactlens.api import Project
+from impactlens.errors import BadInputError, ImpactlensError
+
+try:  # mcp >= 2
+    from mcp.server.mcpserver import MCPServer as _Server
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:  # pragma: no cover - mcp 1.x
+    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
+    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
+try:
+    from mcp_types import ToolAnnotations
+except ImportError:  # pragma: no cover - mcp 1.x
+    from mcp.types import ToolAnnotations  # type: ignore[no-redef]
+
+__all__ = ["build_server", "serve_stdio"]
+
+log = logging.getLogger("impactlens.mcp")
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+impactlens answers "what else does this edit reach?" for one Python repository, from a
+static index (call graph, imports, inheritance, tests, git co-change history), without
+running code. Symbols are dotted qualnames (pkg.mod.Class.method), a unique suffix of one
+(Class.method), a pytest node id, or path.py:LINE. Typical flow: find_symbol → context →
+(edit) → analyze_change → run the tests it lists. Results are maps, never file contents.
+Sites static analysis cannot follow (getattr with computed names, registries, eval) are
+listed as `unanalyzable`: treat those as unknown, not as safe."""
+
+# --------------------------------------------------------------- outputs
+# Structured outputs: the §3.9 impact schema plus triage/batches. Fields the spec pins
+# are typed; auxiliary detail stays an open object so it can grow.
+
+
+class ChangeInfo(TypedDict):
+    mode: str  # worktree | diff | rev
+    label: str
+    files: list[str]
+    other_files: list[str]
+
+
+class Seed(TypedDict):
+    change_type: str
+    entity: str
+    file: str
+    line_range: list[int]
+
+
+class TriageItem(TypedDict):
+    entity: str
+    file: str
+    conf: float
+    reason: str
+
+
+class Triage(TypedDict):
+    must_inspect: list[TriageItem]
+    may_impact: list[TriageItem]
+    low_risk: list[TriageItem]
+
+
+class BatchOut(TypedDict):
+    batch_id: int
+    members: list[str]
+    size: int
+
+
+class DagNodeOut(TypedDict):
+    entity: str
+    kind: str
+    file: str
+    line: int
+    signature: str
+    batch_id: int | None
+
+
+DagEdgeOut = TypedDict("DagEdgeOut", {"from": str, "to": str, "cause": str})
+
+
+class DagOut(TypedDict):
+    nodes: list[DagNodeOut]
+    edges: list[DagEdgeOut]
+    truncated: bool
+
+
+class AnalyzeOutput(TypedDict):
+    change: ChangeInfo
+    summary: dict[str, int]
+    seed: Seed | None
+    changes: list[dict[str, Any]]
+    triage: Triage
+    batches: list[BatchOut]
+    validate: list[str]
+    dag: DagOut
+    unanalyzable: list[dict[str, Any]]
+    co_change: dict[str, Any]
+    note: str
+    test_map: NotRequired[list[dict[str, Any]]]
+    impact_sets: NotRequired[list[dict[str, Any]]]
+
+
+class SelectedTest(TypedDict):
+    test_id: str
+    conf: float
+    via: str
+
+
+class ValidationOutput(TypedDict):
+    change: ChangeInfo
+    tests: list[str]
+    count: int
+    evidence: list[SelectedTest]
+    note: str
+
+
+class SymbolRef(TypedDict):
+    id: str
+    kind: str
+    file: str
+    line: int
+
+
+class ImpactOutput(TypedDict):
+    mode: str  # callgraph | pdg
+    target: dict[str, Any]
+    result: dict[str, Any]
+
+
+class FindHit(TypedDict):
+    id: str
+    kind: str
+    file: str
+    line: int
+    signature: str
+
+
+class FindOutput(TypedDict):
+    query: str
+    matches: list[FindHit]
+
+
+class ContextOutput(TypedDict):
+    symbol: dict[str, Any]
+    callers: list[dict[str, Any]]
+    callees: list[dict[str, Any]]
+    tests: list[str]
+
+
+class SliceOutput(TypedDict):
+    file: str
+    line: int
+    direction: str
+    result: dict[str, Any]
+
+
+class ReindexOutput(TypedDict):
+    files: int
+    parsed: int
+    symbols: int
+    edges: int
+    unresolved: int
+    parse_failures: int
+    seconds: float
+    full: bool
+    failures: list[list[str]]
+
+
+# --------------------------------------------------------------- inputs
+DiffArg = Annotated[str | None, Field(
+    description="A unified diff (git diff / diff -u text) of the edit you are about to make, "
+                "applied in memory to the current tree. Omit both `diff` and `rev` to analyze "
+                "the uncommitted working tree against HEAD.")]
+RevArg = Annotated[str | None, Field(
+    description="A git revision: one commit (analyzed against its parent) or a range A..B. "
+                "Mutually exclusive with `diff`.")]
+TaskArg = Annotated[str | None, Field(
+    description="What the change is for, in a sentence; ranks git co-change history. "
+                "Defaults to the commit message for `rev`.")]
+SymbolArg = Annotated[str, Field(
+    description="A dotted qualname (pkg.mod.Class.method), a unique suffix (Class.method), "
+                "a pytest node id, or path.py:LINE.", min_length=1)]
+
+
+def _jsonable(obj: Any) -> Any:
+    """Plain JSON types (tuples → lists, enums → values) for structured content."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if hasattr(obj, "value") and isinstance(getattr(obj, "value", None), str):
+        return obj.value
+    if obj is None or isinstance(obj, str | int | float | bool):
+        return obj
+    if hasattr(obj, "__dataclass_fields__"):
+        return {k: _jsonable(getattr(obj, k)) for k in obj.__dataclass_fields__}
+    return str(obj)
+
+
+class _Backend:
+    """One Project, driven from one worker thread."""
+
+    def __init__(self, root: Path) -> None:
+        self.project = Project(root)
+        self.root = self.project.root
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="impactlens")
+
+    async def call(self, fn: Callable[..., T], *args: Any, refresh: bool = True,
+                   **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        job = functools.partial(self._guarded, fn, args, kwargs, refresh)
+        return await loop.run_in_executor(self._pool, job)
+
+    def _guarded(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any],
+                 refresh: bool) -> T:
+        try:
+            if refresh:
+                self.project.refresh()
+            return fn(*args, **kwargs)
+        except ToolError:
+            raise
+        except ImpactlensError as exc:
+            raise ToolError(str(exc)) from None
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            raise ToolError(f"internal error: {type(exc).__name__}: {exc} "
+                            "(the server is still running)") from None
+
+    def close(self) -> None:
+        self._pool.submit(self.project.close).result()
+        self._pool.shutdown(wait=True)
+
+    # ---------------------------------------------------------- helpers
+    def repo_file(self, raw: str) -> str:
+        """A repository-relative POSIX path for ``raw`` (relative to the root, or absolute
+        inside it); anything outside the repository is refused."""
+        if not raw or not raw.strip():
+            raise BadInputError("file: empty path")
+        p = Path(raw)
+        full = (p if p.is_absolute() else self.root / p).resolve()
+        try:
+            rel = full.relative_to(self.root)
+        except ValueError:
+            raise BadInputError(f"{raw}: path is outside the repository {self.root}") from None
+        if rel.parts and rel.parts[0] in (".git", ".impactlens"):
+            raise BadInputError(f"{raw}: not a source file of the repository")
+        if not full.is_file():
+            raise BadInputError(f"{raw}: no such file in the repository")
+        return rel.as_posix()
+
+    def change_kwargs(self, diff: str | None, rev: str | None, task: str | None,
+                      as_of: str | None) -> dict[str, Any]:
+        if diff is not None and rev is not None:
+            raise BadInputError("give at most one of `diff` and `rev` (neither = working tree)")
+        kw: dict[str, Any] = {"task": task, "as_of": as_of}
+        if diff is not None:
+            if not diff.strip():
+                raise BadInputError("diff: the diff is empty")
+            kw.update(diff=diff, diff_source="diff")
+        elif rev is not None:
+            if not rev.strip():
+                raise BadInputError("rev: empty revision")
+            kw["rev"] = rev.strip()
+        return kw
+
+    def analyze(self, kw: dict[str, Any]) -> tuple[Any, Any]:
+        change = self.project.proposed_change(**kw)
+        if not change.files:
+            return change, None
+        return change, self.project.analyze(change, refresh=False)
+
+
+def _change_info(change: Any) -> ChangeInfo:
+    return {"mode": change.mode, "label": change.label, "files": list(change.paths),
+            "other_files": list(change.other_files)}
+
+
+_EMPTY_NOTE = "no Python file changed: nothing to analyze"
+
+
+def _analyze_output(change: Any, result: Any, detail: bool) -> AnalyzeOutput:
+    if result is None:
+        return {
+            "change": _change_info(change), "summary": {}, "seed": None, "changes": [],
+            "triage": {"must_inspect": [], "may_impact": [], "low_risk": []},
+            "batches": [], "validate": [], "dag": {"nodes": [], "edges": [], "truncated": False},
+            "unanalyzable": [], "co_change": {}, "note": _EMPTY_NOTE,
+        }
+    from impactlens.impact.report import summary_counts
+
+    data = _jsonable(result.impact_json())
+    out: AnalyzeOutput = {
+        "change": _change_info(change),
+        "summary": summary_counts(result),
+        "seed": data.get("seed"),
+        "changes": data.get("changes", []),
+        "triage": data["triage"],
+        "batches": data.get("batches", []),
+        "validate": list(data.get("obligations", {}).get("validate", [])),
+        "dag": data["dag"],
+        "unanalyzable": data.get("unanalyzable", []),
+        "co_change": data.get("co_change", {}),
+        "note": "",
+    }
+    if detail:
+        out["test_map"] = data.get("test_map", [])
+        out["impact_sets"] = data.get("impact_sets", [])
+    return out
+
+
+def _ref(node: Any) -> SymbolRef:
+    return {"id": node.id, "kind": str(getattr(node.kind, "value", node.kind)),
+            "file": node.file, "line": node.start_line}
+
+
+# --------------------------------------------------------------- server
+def build_server(root: str | Path) -> Any:
+    """The MCP server for the repository at ``root`` (not yet running)."""
+    backend = _Backend(Path(root))
+    server = _Server(
+        name="impactlens", instructions=INSTRUCTIONS, version=__version__,
+        log_level="WARNING",
+    )
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                idempotent_hint=True, open_world_hint=False)
+
+    @server.tool(
+        name="analyze_change",
+        title="Impact of a proposed change",
+        annotations=read_only,
+        structured_output=True,
+        description=(
+            "START HERE for any edit. Given a change — the uncommitted working tree "
+            "(default: pass nothing), a unified `diff` you are about to apply, or a git `rev` "
+            "— returns what else it reaches: `triage` (must_inspect = breaks unless you update "
+            "it, e.g. callers whose arguments no longer bind; may_impact = reachable, check it; "
+            "low_risk), each item with its cause; `batches` = groups to edit and validate "
+            "together, in order, the changed symbol first; `validate` = pytest node ids to run; "
+            "`dag` = cause-labelled impact graph; `unanalyzable` = dynamic sites static analysis "
+            "cannot see (treat as unknown, not safe). Set detail=true for the per-test "
+            "confidence map and per-change impact sets. Read-only."),
+    )
+    async def analyze_change(
+        diff: DiffArg = None, rev: RevArg = None, task: TaskArg = None,
+        as_of: Annotated[str | None, Field(
+            description="ISO date: only git history strictly before it is used for "
+                        "co-change (defaults: now, or the commit date for `rev`).")] = None,
+        detail: Annotated[bool, Field(
+            description="Also return test_map and impact_sets (larger).")] = False,
+    ) -> AnalyzeOutput:
+        def work() -> AnalyzeOutput:
+            change, result = backend.analyze(backend.change_kwargs(diff, rev, task, as_of))
+            return _analyze_output(change, result, detail)
+        return await backend.call(work)
+
+    @server.tool(
+        name="tests_for_change",
+        title="Tests to run for a change",
+        annotations=read_only,
+        structured_output=True,
+        description=(
+            "Only the targeted validation set of a change: the pytest node ids to re-run, "
+            "with the confidence and the impacted symbol that selected each. Same change "
+            "inputs as analyze_change (nothing = working tree, or `diff`, or `rev`). Use it "
+            "right before running pytest; use analyze_change when you also need what else "
+            "to edit."),
+    )
+    async def tests_for_change(
+        diff: DiffArg = None, rev: RevArg = None, task: TaskArg = None,
+    ) -> ValidationOutput:
+        def work() -> ValidationOutput:
+            change, result = backend.analyze(backend.change_kwargs(diff, rev, task, None))
+            if result is None:
+                return {"change": _change_info(change), "tests": [], "count": 0,
+                        "evidence": [], "note": _EMPTY_NOTE}
+            tests = list(result.validate)
+            best: dict[str, SelectedTest] = {}
+            for t in result.test_map:
+                cur = best.get(t.test_id)
+                if cur is None or t.conf > cur["conf"]:
+                    best[t.test_id] = {"test_id": t.test_id, "conf": t.conf, "via": t.via}
+            evidence = [best[t] for t in tests if t in best]
+            note = "" if tests else "no test reaches the changed code"
+            return {"change": _change_info(change), "tests": tests, "count": len(tests),
+                    "evidence": evidence, "note": note}
+        return await backend.call(work)
+
+    @server.tool(
+        name="impact",
+        title="Blast radius of a symbol",
+        annotations=read_only,
+        structured_output=True,
+        description=(
+            "Blast radius of one existing symbol, independent of any edit. mode=callgraph "
+            "(default): who depends on it (direction=upstream, the default: callers, "
+            "importers, subclasses, overriders — what breaks if it changes) or what it "
+            "depends on (direction=downstream), grouped by hop distance (1 = will break, "
+            "2 = likely affected, 3 = may need testing), plus the tests reaching it and "
+            "un-analyzable sites. mode=pdg: statement level for one changed `line` inside the "
+            "symbol — direction=downstream (the default for pdg) gives the statements the "
+            "line affects, in the function and across calls; upstream gives what the line "
+            "depends on. Use analyze_change instead when you have an actual edit."),
+    )
+    async def impact(
+        symbol: SymbolArg,
+        direction: Annotated[Literal["upstream", "downstream"] | None, Field(
+            description="callgraph: upstream = dependents (default), downstream = "
+                        "dependencies. pdg: downstream = statements affected by the line "
+                        "(default), upstream = statements it depends on.")] = None,
+        depth: Annotated[int, Field(ge=1, le=10, description="Maximum hops.")] = 3,
+        mode: Annotated[Literal["callgraph", "pdg"], Field(
+            description="callgraph = symbol level; pdg = statement level (needs "
+                        "`line`).")] = "callgraph",
+        line: Annotated[int | None, Field(
+            ge=1, description="mode=pdg: the line being changed (1-based, in the "
+                              "symbol's file).")] = None,
+    ) -> ImpactOutput:
+        def work() -> ImpactOutput:
+            p = backend.project
+            target = p.resolve_symbol(symbol)
+            if mode == "callgraph":
+                res = p.impact(target.id, direction=direction or "upstream", depth=depth)
+            else:
+                if line is None:
+                    raise BadInputError("mode=pdg needs `line`: the line you are changing")
+                res = p.pdg_impact(target.id, line=line, direction=direction or "downstream",
+                                   depth=depth)
+            return {"mode": mode, "target": dict(_ref(target)), "result": _jsonable(res)}
+        return await backend.call(work)
+
+    @server.tool(
+        name="context",
+        title="Symbol context",
+        annotations=read_only,
+        structured_output=True,
+        description=(
+            "One symbol's signature, location (file, line range), decorators, direct callers "
+            "and callees (with call sites) and the tests that exercise it. Cheaper than "
+            "reading the file; use it to understand a symbol before changing it. Use "
+            "find_symbol first if you do not know its exact name."),
+    )
+    async def context(symbol: SymbolArg) -> ContextOutput:
+        def work() -> ContextOutput:
+            res = _jsonable(backend.project.context(symbol))
+            return {"symbol": res["symbol"], "callers": res.get("callers", []),
+                    "callees": res.get("callees", []), "tests": res.get("tests", [])}
+        return await backend.call(work)
+
+    @server.tool(
+        name="find_symbol",
+        title="Find symbols by name",
+        annotations=read_only,
+        structured_output=True,
+        description=(
+            "Look up definitions (modules, classes, functions, methods, tests, fields) by "
+            "name or part of a name; returns ids you can pass as `symbol` to context, impact "
+            "and slice, with kind, file, line and signature. Use it when you only know a short "
+            "or approximate name."),
+    )
+    async def find_symbol(
+        name: Annotated[str, Field(min_length=1, description="A name or part of one, e.g. "
+                                   "'login' or 'LoginService.login'.")],
+        limit: Annotated[int, Field(ge=1, le=200, description="Maximum matches.")] = 20,
+    ) -> FindOutput:
+        def work() -> FindOutput:
+            nodes = backend.project.find(name, limit)
+            return {"query": name, "matches": [
+                {**_ref(n), "signature": n.signature} for n in nodes]}
+        return await backend.call(work)
+
+    @server.tool(
+        name="slice",
+        title="Statement-level slice",
+        annotations=read_only,
+        structured_output=True,
+        description=(
+            "Statement-level program slice from the statement at file:line (data and control "
+            "dependence, followed across resolved calls up to `depth` function hops). "
+            "direction=forward: the statements that depend on it — what changing that line "
+            "can affect. direction=backward: the statements it depends on — why it has the "
+            "value it has. Use before editing one line of a long function; use impact or "
+            "analyze_change for symbol-level effects."),
+    )
+    async def slice_(  # the Python name `slice` would shadow the builtin
+        file: Annotated[str, Field(min_length=1, description="Repository-relative path of a "
+                                   "Python file, e.g. src/pkg/mod.py.")],
+        line: Annotated[int, Field(ge=1, description="1-based line of the statement.")],
+        direction: Annotated[Literal["forward", "backward"], Field(
+            description="forward = what depends on the line; backward = what the line "
+                        "depends on.")] = "forward",
+        depth: Annotated[int, Field(ge=0, le=3, description="Inter-procedural function "
+                                    "hops (0 = this function only).")] = 3,
+    ) -> SliceOutput:
+        def work() -> SliceOutput:
+            rel = backend.repo_file(file)
+            pdg_dir = "downstream" if direction == "forward" else "upstream"
+            res = backend.project.slice(rel, line, pdg_dir, depth)
+            return {"file": rel, "line": line, "direction": direction,
+                    "result": _jsonable(res)}
+        return await backend.call(work)
+
+    @server.tool(
+        name="reindex",
+        title="Update the index",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                    idempotent_hint=True, open_world_hint=False),
+        structured_output=True,
+        description=(
+            "Bring the repository index (REPO/.impactlens/index.db) up to date and report "
+            "what was parsed. Rarely needed: every other tool already re-indexes "
+            "incrementally when files changed on disk. full=true rebuilds from scratch "
+            "(use only if results look stale or wrong)."),
+    )
+    async def reindex(
+        full: Annotated[bool, Field(description="Rebuild from scratch.")] = False,
+    ) -> ReindexOutput:
+        def work() -> ReindexOutput:
+            s = backend.project.index(full=full)
+            return {"files": s.files, "parsed": s.parsed, "symbols": s.symbols,
+                    "edges": s.edges, "unresolved": s.unresolved,
+                    "parse_failures": s.parse_failures, "seconds": round(s.seconds, 3),
+                    "full": s.full, "failures": [list(f) for f in s.failures]}
+        return await backend.call(work, refresh=False)
+
+    server._impactlens_backend = backend  # type: ignore[attr-defined]
+    return server
+
+
+def serve_stdio(root: str | Path) -> None:
+    """Run the server on stdin/stdout until the client disconnects."""
+    logging.basicConfig(level=os.environ.get("IMPACTLENS_LOG", "WARNING"), stream=sys.stderr)
+    server = build_server(root)
+    try:
+        server.run("stdio")
+    finally:
+        server._impactlens_backend.close()

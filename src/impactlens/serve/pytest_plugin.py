@@ -1,0 +1,147 @@
+"""pytest plugin: ``pytest --impact`` runs only the tests a change reaches.
+
+Registered through the ``pytest11`` entry point. Without ``--impact`` (or
+``--impact-rev``) it only adds its options: no hook does any work and nothing of
+impactlens beyond this module is imported.
+
+With ``--impact`` the working-tree change (staged, unstaged and new files against
+``HEAD``) — or ``--impact-rev REV`` — is analyzed and every collected test outside its
+targeted validation set is deselected, except tests in a file that is itself changed
+or new. A one-line summary says how many were kept and why. With no change nothing
+runs, the run says so, and it counts as a success.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_SUMMARY = pytest.StashKey[str]()
+_EMPTY = pytest.StashKey[bool]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("impactlens", "change-impact test selection (impactlens)")
+    group.addoption(
+        "--impact", action="store_true", default=False,
+        help="Run only the tests the working-tree change reaches (its targeted validation "
+             "set, plus tests in changed or new test files).")
+    group.addoption(
+        "--impact-rev", metavar="REV", default=None,
+        help="Like --impact, for a commit (against its parent) or a range A..B instead of "
+             "the working tree. Implies --impact.")
+    group.addoption(
+        "--impact-min-conf", metavar="CONF", type=float, default=None,
+        help="Minimum test confidence (TEST_MIN, 0..1) for the validation set "
+             "[default: impactlens settings, 0.45].")
+
+
+def _active(config: pytest.Config) -> bool:
+    return bool(config.getoption("impact") or config.getoption("impact_rev"))
+
+
+def _repo_root(start: Path) -> Path:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return start
+    top = out.stdout.strip()
+    return Path(top).resolve() if out.returncode == 0 and top else start
+
+
+def _repo_id(item: pytest.Item, root: Path) -> tuple[str, str]:
+    """(repo-relative node id, same without parametrization) of ``item``."""
+    nodeid = item.nodeid
+    rest = nodeid.split("::", 1)[1] if "::" in nodeid else ""
+    try:
+        rel = Path(item.path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        rel = nodeid.split("::", 1)[0]
+    full = f"{rel}::{rest}" if rest else rel
+    base = full.split("[", 1)[0]
+    return full, base
+
+
+def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any], list[Any], str]:
+    from dataclasses import replace
+
+    from impactlens.api import Project
+    from impactlens.errors import ImpactlensError
+    from impactlens.settings import DEFAULT
+
+    rev = config.getoption("impact_rev")
+    min_conf = config.getoption("impact_min_conf")
+    settings = DEFAULT
+    if min_conf is not None:
+        if not 0.0 <= min_conf <= 1.0:
+            raise pytest.UsageError(f"--impact-min-conf: {min_conf} is not within 0..1")
+        settings = replace(DEFAULT, test_map_min=min_conf)
+    root = _repo_root(Path(config.rootpath))
+    what = f"revision {rev}" if rev else "working-tree change"
+    try:
+        with Project(root, settings) as project:
+            change = project.proposed_change(rev=rev) if rev else project.proposed_change()
+            changed = set(change.paths) | set(change.other_files)
+            if not change.files:
+                kept = [it for it in items if _repo_id(it, root)[0].split("::")[0] in changed]
+                dropped = [it for it in items if it not in kept]
+                why = f"no Python change in the {what}: nothing to test"
+                if kept:
+                    why = f"no Python source change in the {what}; changed test files kept"
+                return kept, dropped, why
+            result = project.analyze(change)
+    except ImpactlensError as exc:
+        raise pytest.UsageError(f"impactlens: {exc}") from None
+    validate = set(result.validate)
+    kept, dropped = [], []
+    n_valid = n_changed = 0
+    for it in items:
+        full, base = _repo_id(it, root)
+        if full in validate or base in validate:
+            kept.append(it)
+            n_valid += 1
+        elif full.split("::")[0] in changed:
+            kept.append(it)
+            n_changed += 1
+        else:
+            dropped.append(it)
+    files = sorted(change.paths)
+    shown = ", ".join(files[:3]) + (f" (+{len(files) - 3} more)" if len(files) > 3 else "")
+    why = (f"{what} touches {shown}; {n_valid} in the validation set "
+           f"(TEST_MIN {settings.test_map_min:g})")
+    if n_changed:
+        why += f", {n_changed} in changed test files"
+    return kept, dropped, why
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    if not _active(config):
+        return
+    total = len(items)
+    kept, dropped, why = _select(config, items)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    config.stash[_SUMMARY] = f"impactlens: selected {len(kept)}/{total} tests: {why}"
+    config.stash[_EMPTY] = not kept
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    if not _active(config):
+        return None
+    return config.stash.get(_SUMMARY, None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if not _active(config) or not config.stash.get(_EMPTY, False):
+        return
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.OK  # nothing to test is a pass

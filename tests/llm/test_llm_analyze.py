@@ -102,6 +102,8 @@ def test_analyze_command_end_to_end(
     chat_server: ChatServer, make_repo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("impactlens.impact.pipeline")
+    if not hasattr(pytest.importorskip("impactlens.index.python"), "extract_file"):
+        pytest.skip("the Python extractor (impactlens.index.python) is not built yet")
     from impactlens.cli import main
 
     root = make_repo(

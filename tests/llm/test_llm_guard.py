@@ -221,3 +221,17 @@ def test_guard_on_unparseable_source() -> None:
 
 def test_impact_files(repo: Path) -> None:
     assert impact_files(_impact_from_repo(repo)) == ["src/auth/login.py", "src/web/views.py"]
+
+
+def test_one_line_def_body_is_guarded() -> None:
+    src = (
+        "def short(x): return x * 1000003 + 17\n"
+        "def also(\n    y,\n): return compute_the_thing(y)\n"
+        "def normal(z):\n    return z + 12345678901\n"
+    )
+    lines = body_lines({"m.py": src})
+    assert lines == {
+        "return x * 1000003 + 17": ("m.py", 1),
+        "return compute_the_thing(y)": ("m.py", 4),
+        "return z + 12345678901": ("m.py", 6),
+    }

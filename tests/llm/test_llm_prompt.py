@@ -122,6 +122,41 @@ def test_change_plan_kinds() -> None:
     assert change_plan({}) == "(no atomic change recorded)"
 
 
+def test_change_plan_quotes_headers_and_imports_only() -> None:
+    plan = change_plan(
+        {
+            "changes": [
+                {
+                    "change_type": "field",
+                    "entity": "a.C.retries",
+                    "file": "a.py",
+                    "before_sig": "self.retries = retries",
+                    "after_sig": "self.retries = retries + 1",
+                },
+                {
+                    "change_type": "import",
+                    "entity": "a",
+                    "file": "a.py",
+                    "before_sig": "from b import c",
+                    "after_sig": "from b import c, d",
+                },
+                {
+                    "change_type": "class-decl",
+                    "entity": "a.C",
+                    "file": "a.py",
+                    "before_sig": "class C:",
+                    "after_sig": "class C(Base):",
+                },
+            ]
+        }
+    )
+    assert plan == (
+        "field change to a.C.retries in a.py; "
+        "import change to a: from b import c → from b import c, d; "
+        "class-decl change to a.C: class C → class C(Base)"
+    )
+
+
 def test_batch_order_flattens_batches(impact: dict[str, Any]) -> None:
     assert batch_order(impact) == [SEED, VALIDATE, VIEW, ISSUE]
 

@@ -104,8 +104,8 @@ def llm_options(f: F) -> F:
             default=1,
             show_default=True,
             metavar="K",
-            help="Self-consistency: K calls at IMPACTLENS_LLM_SAMPLE_TEMPERATURE (0.7), "
-            "majority order.",
+            help="With --llm: K calls at IMPACTLENS_LLM_SAMPLE_TEMPERATURE (0.7) and their "
+            "majority order (self-consistency).",
         ),
     ]
     decorated: Any = wrapper

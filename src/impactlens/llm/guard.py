@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 
 from impactlens.errors import ImpactlensError
@@ -25,23 +26,34 @@ class LLMGuardError(ImpactlensError):
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _header_lines(tree: ast.AST) -> tuple[set[int], dict[int, int]]:
-    """Lines that belong to a def/class header, and ``def line → first body line``."""
+def _header_lines(
+    tree: ast.AST, lines: list[str]
+) -> tuple[set[int], dict[int, int], dict[int, tuple[int, str]]]:
+    """Header lines of every def/class; ``def line → first body line``; and, for a def whose
+    body begins on a header line (``def f(): return 1``), ``def line → (line, body text)``."""
     header: set[int] = set()
     body_start: dict[int, int] = {}
+    inline: dict[int, tuple[int, str]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (*_DEFS, ast.ClassDef)):
             continue
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        start = node.body[0].lineno
-        # a one-line `def f(): return 1` keeps its only line as a header line
-        header.update(range(first, max(start, node.lineno + 1)))
+        stmt = node.body[0]
+        header.update(range(first, max(stmt.lineno, node.lineno + 1)))
         if isinstance(node, _DEFS):
             for line in {first, node.lineno}:
-                body_start.setdefault(line, start)
-    return header, body_start
+                body_start.setdefault(line, stmt.lineno)
+            raw = lines[stmt.lineno - 1].encode() if stmt.lineno <= len(lines) else b""
+            before, text = raw[: stmt.col_offset], raw[stmt.col_offset :]
+            if before.strip():  # the body starts on the header's last line
+                header.add(stmt.lineno)  # only its body part counts, via `inline`
+                body = text.decode(errors="replace")
+                for line in {first, node.lineno}:
+                    inline.setdefault(line, (stmt.lineno, body))
+    return header, body_start, inline
 
 
 def _fallback_body_start(lines: list[str], start: int) -> int:
@@ -69,12 +81,14 @@ def body_lines(
     found: dict[str, tuple[str, int]] = {}
     for path in sorted(sources):
         text = sources[path]
-        lines = text.splitlines()
+        lines = _LINE_BREAK.split(text)  # as ast numbers lines (not str.splitlines)
         try:
             tree: ast.AST | None = ast.parse(text)
         except (SyntaxError, ValueError):
             tree = None
-        header, body_start = _header_lines(tree) if tree is not None else (set(), {})
+        header, body_start, inline = (
+            _header_lines(tree, lines) if tree is not None else (set(), {}, {})
+        )
         if def_spans is None:
             spans = sorted(
                 (n.lineno, n.end_lineno or n.lineno)
@@ -84,6 +98,10 @@ def body_lines(
         else:
             spans = sorted(spans_by_path.get(path, ()))
         for start, end in spans:
+            if start in inline:
+                lineno, stripped = inline[start][0], inline[start][1].strip()
+                if len(stripped) >= MIN_LINE_CHARS and stripped not in found:
+                    found[stripped] = (path, lineno)
             first_body = body_start.get(start) or _fallback_body_start(lines, start)
             for lineno in range(first_body, min(end, len(lines)) + 1):
                 if lineno in header:

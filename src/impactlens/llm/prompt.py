@@ -83,13 +83,27 @@ def atomic_changes(impact: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return changes
 
 
+_HEADER = re.compile(r"(@|(async\s+)?def\s|class\s|import\s|from\s)")
+
+
+def _header_sig(text: Any, limit: int) -> str:
+    """A def/class header or an import line; anything else (a field's assignment, which may
+    be a statement inside a body) is left out of the plan."""
+    sig = _sig(text, limit)
+    return sig if _HEADER.match(sig) else ""
+
+
 def describe_change(change: Mapping[str, Any], settings: Settings = DEFAULT) -> str:
-    """One atomic change as one line, e.g. ``method-signature change to a.b.f: def f(x) → …``."""
+    """One atomic change as one line, e.g. ``method-signature change to a.b.f: def f(x) → …``.
+
+    Only headers (``def``/``class``/decorators) and import lines are quoted; a change to
+    anything else is named by entity and file.
+    """
     limit = settings.llm_max_summary_chars
     ctype = clip(change.get("change_type") or "change", 40)
     entity = clip(change.get("entity") or "?", settings.max_entity_chars)
-    before = _sig(change.get("before_sig"), limit)
-    after = _sig(change.get("after_sig"), limit)
+    before = _header_sig(change.get("before_sig"), limit)
+    after = _header_sig(change.get("after_sig"), limit)
     if ctype == "add":
         text = f"add {entity}" + (f": {after}" if after else "")
     elif ctype == "delete":

@@ -184,11 +184,13 @@ def data_dependence(cfg: CFG) -> tuple[list[set[int]], list[list[tuple[int, Path
         bits = inn[node.id]
         if not bits:
             continue
-        for use in node.du.uses:
+        wanted = [(u, False) for u in node.du.uses] + [(u, True) for u in node.du.ref_uses]
+        for use, ref in wanted:
             for i in by_root.get(use[0], ()):
-                if bits >> i & 1 and overlaps(sites[i].path, use):
-                    d = sites[i].node
-                    if d not in dd[node.id]:
-                        dd[node.id].add(d)
-                    detail[node.id].append((d, sites[i].path))
+                if not bits >> i & 1:
+                    continue
+                path = sites[i].path
+                if (use[: len(path)] == path) if ref else overlaps(path, use):
+                    dd[node.id].add(sites[i].node)
+                    detail[node.id].append((sites[i].node, path))
     return dd, detail

@@ -73,6 +73,9 @@ class Def:
 class DefUse:
     defs: list[Def] = field(default_factory=list)
     uses: set[Path] = field(default_factory=set)
+    # the *reference* a store goes through (``self`` in ``self.x = …``): reached only by
+    # definitions of that path or a prefix of it, not by writes to its other attributes
+    ref_uses: set[Path] = field(default_factory=set)
     has_yield: bool = False
     has_await: bool = False
     calls: list[ast.Call] = field(default_factory=list)
@@ -154,11 +157,11 @@ class _Collector:
     def _base_uses(self, value: ast.AST) -> None:
         """Uses needed to evaluate the object a store goes into (``a[i].x = …``)."""
         if isinstance(value, ast.Name):
-            self.du.uses.add((value.id,))
+            self.du.ref_uses.add((value.id,))
         elif isinstance(value, ast.Attribute | ast.Subscript):
             p = path_of(value)
             if p is not None:
-                self.du.uses.add(p)
+                self.du.ref_uses.add(p)
             if isinstance(value, ast.Subscript):
                 self._expr(value.slice)
                 self._base_uses(value.value)
@@ -221,6 +224,8 @@ class _Collector:
             pure_callee = func.id in PURE_BUILTINS
         elif isinstance(func, ast.Attribute):
             recv = path_of(func.value)
+            if recv is not None:  # a method reads its whole receiver (any attribute)
+                self.du.uses.add(recv)
             if func.attr in PURE_METHODS:
                 pure_callee = True
             elif recv is not None:
@@ -253,6 +258,7 @@ class _Collector:
         else:
             sub._expr(node.elt)  # type: ignore[attr-defined]
         self.du.uses |= {u for u in inner.uses if u[0] not in bound}
+        self.du.ref_uses |= {u for u in inner.ref_uses if u[0] not in bound}
         # walrus targets bind in the enclosing scope; call may-defs on free names escape too
         self.du.defs.extend(d for d in inner.defs if d.path[0] not in bound)
         self.du.calls.extend(inner.calls)

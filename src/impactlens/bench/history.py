@@ -1,0 +1,784 @@
+"""Real-history evaluation: `impactlens bench history REPO [--json] [--limit N] [--seed first|all]`.
+
+The repository's own commits are the ground truth (§7.1): a maintainer changed these
+files and functions together. For each evaluation case we go back to the commit's
+parent, apply only a *seed* — the new version of one function the commit changed —
+and ask the stage what else must change; the answer is scored against what the
+commit actually changed besides the seed.
+
+Case filter (tangled commits are the main validity threat)
+----------------------------------------------------------
+A commit is a case when it is a non-merge commit with a parent, touching at most
+``settings.history_max_files_per_commit`` files in all, whose *semantically changed*
+non-test Python source files number between 2 and ``--cap`` (default 8), and whose
+message is not a mechanical-tool commit (black/isort/pyupgrade/ruff/flake8/pre-commit,
+"reformat", "typo", "lint", version bumps). *Semantically changed* = the file's AST
+differs with docstrings removed — so formatting-only, comment-only, docstring-only and
+rename-only edits (a renamed file whose AST is unchanged) never count, and a commit
+left with fewer than two such files is skipped. Source = ``*.py`` outside tests,
+docs, examples, benchmarks and scripts directories (and not ``setup.py``/``conftest.py``/
+``noxfile.py``). Newest cases first; ``--limit`` bounds them.
+
+Seed and gold
+-------------
+The seed is the after-version of one function or method that exists at the parent and
+whose AST changed (``--seed first``: the first by file path then line; ``--seed all``:
+each in turn), spliced into the parent's file. Gold files = the other semantically
+changed source files that exist at the parent (named as there); files the commit
+created cannot be predicted by anyone and are counted separately. Gold symbols = the
+other functions, methods and classes the commit modified or deleted (not added).
+
+Methods compared on the same cases (files are ranked; ties by path)
+-------------------------------------------------------------------
+* ``stage`` — the full pipeline: MUST-INSPECT then MAY-IMPACT, each by combined
+  confidence (§3.7); the seed file and test files removed.
+* ``imports`` — reverse import closure of the seed's module, by hop distance.
+* ``cochange10`` — the co-change channel alone, its top 10 partners.
+* ``callers1`` — files of the seed function's direct callers (most call sites first).
+* ``-walk``, ``-cochange``, ``-testmap``, ``-lexical`` — the stage with one channel
+  removed (§7.6 ablation), everything else fixed.
+
+Metrics (means over cases; a case with an empty denominator is *excluded* from that
+mean — ``n/a`` — never counted as 0 or 1): recall/precision/F1 of the whole predicted
+set, precision@k and recall@k (k = 1, 3, 5), F1 at matched size (each method cut to the
+stage's prediction count for that case), symbol-level P/R/F1, and the mean distance
+(hops over the undirected file graph of import/call/inherit/instantiate/use edges at the
+parent) from each predicted file to the nearest gold file.
+
+Regression measure (§7.2, ``--run-tests``): the suite runs at the parent and again with
+only the seed applied (``--test-timeout`` seconds each); tests that passed before and
+fail after are the *breaking* tests. Reported: the share of breaking tests inside each
+method's targeted validation set and the selection ratio (selected / all collected
+test functions). Test outcomes are cached per (commit, seed) under ``--cache``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from impactlens.bench.metrics import (
+    fmt,
+    mean,
+    precision_at_k,
+    recall_at_k,
+    score_sets,
+)
+from impactlens.change import git as gitcmd
+from impactlens.index.discover import is_test_file
+from impactlens.index.history import CommitRecord, mine_commits
+from impactlens.settings import DEFAULT, Settings
+
+KS = (1, 3, 5)
+CHANNELS = ("walk", "cochange", "testmap", "lexical")
+BASELINES = ("imports", "cochange10", "callers1")
+NOISE = 0.05  # §7.6: |Δ| ≤ 5 % (absolute, on [0, 1] metrics) is noise
+_NON_SOURCE_DIRS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
+                              "benchmarks", "bench", "scripts", "tools", "ci", ".github"})
+_NON_SOURCE_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py", "fabfile.py"})
+_MECHANICAL = re.compile(
+    r"\b(black|isort|pyupgrade|flake8|ruff|pre-commit|pre-commit-ci|reformat\w*|format(ting)?"
+    r"|typos?|lint\w*|bump\w*|release \d|version \d|copyright|license header|modernize"
+    r"|drop (support for )?python|type (hints|annotations)|typing)\b",
+    re.IGNORECASE,
+)
+_PLUGIN = '''
+import json, os
+_out = {}
+def pytest_collection_modifyitems(session, config, items):
+    for it in items:
+        _out.setdefault(it.nodeid, "collected")
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        prev = _out.get(report.nodeid)
+        if prev in (None, "collected", "passed") or report.outcome == "failed":
+            _out[report.nodeid] = report.outcome if report.when == "call" or \\
+                report.outcome == "skipped" else "error"
+def pytest_sessionfinish(session, exitstatus):
+    with open(os.environ["IMPACTLENS_BENCH_OUT"], "w") as fh:
+        json.dump(_out, fh)
+'''
+
+
+# ------------------------------------------------------------------ records
+@dataclass(frozen=True, slots=True)
+class DefInfo:
+    qualname: str  # in-file qualname: Cls.meth
+    kind: str  # function | class
+    start: int  # first line (decorators included)
+    end: int
+    dump: str  # AST dump, docstrings removed
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    file: str  # path at the parent
+    qualname: str
+    seeded: str  # parent text with the seed function replaced by its new version
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(f"{self.file}::{self.qualname}".encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Case:
+    sha: str
+    parent: str
+    author_time: int
+    message: str
+    source_files: tuple[str, ...]  # semantically changed, named at the parent
+    added_files: tuple[str, ...]  # semantically new files (not predictable)
+    changed_defs: dict[str, tuple[str, ...]]  # parent path -> modified/deleted qualnames
+    before: dict[str, str]  # parent path -> parent text
+    seeds: tuple[Seed, ...]
+
+
+# ---------------------------------------------------------------- AST utils
+class _Normalize(ast.NodeTransformer):
+    """Drop what does not change behaviour: docstrings and type annotations."""
+
+    def _body(self, node: Any) -> Any:
+        body = node.body
+        if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+        return node
+
+    def visit_Module(self, node: ast.Module) -> Any:
+        return self.generic_visit(self._body(node))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
+        return self.generic_visit(self._body(node))
+
+    def visit_FunctionDef(self, node: Any) -> Any:
+        node.returns = None
+        return self.generic_visit(self._body(node))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_arg(self, node: ast.arg) -> Any:
+        node.annotation = None
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
+        if node.value is None:  # a bare declaration (a dataclass/attrs field): keep the name
+            return ast.Expr(value=node.target)
+        return self.generic_visit(ast.Assign(targets=[node.target], value=node.value))
+
+    def visit_If(self, node: ast.If) -> Any:
+        test = node.test
+        name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", "")
+        if name == "TYPE_CHECKING":  # typing-only imports
+            return None
+        return self.generic_visit(node)
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    out = _Normalize().visit(tree)
+    return ast.fix_missing_locations(out) if out is not None else ast.Pass()
+
+
+def _semantic(text: str) -> str:
+    return ast.dump(_strip_docstrings(ast.parse(text)), include_attributes=False)
+
+
+def _defs(text: str) -> dict[str, DefInfo]:
+    """Module-level functions, classes and (nested) class members, by in-file qualname."""
+    tree = ast.parse(text)
+    out: dict[str, DefInfo] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                q = prefix + node.name
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                if isinstance(node, ast.ClassDef):
+                    header = ast.ClassDef(
+                        name=node.name, bases=node.bases, keywords=node.keywords,
+                        body=[s for s in node.body if not isinstance(
+                            s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)] or
+                        [ast.Pass()], decorator_list=node.decorator_list, type_params=[],
+                    )
+                    dump = ast.dump(_strip_docstrings(header), include_attributes=False)
+                    out[q] = DefInfo(q, "class", start, node.end_lineno or start, dump)
+                    visit(node.body, q + ".")
+                else:
+                    dump = ast.dump(_strip_docstrings(ast.Module(body=[node], type_ignores=[])),
+                                    include_attributes=False)
+                    out[q] = DefInfo(q, "function", start, node.end_lineno or start, dump)
+
+    visit(tree.body, "")
+    return out
+
+
+def _splice(before: str, after: str, b: DefInfo, a: DefInfo) -> str:
+    bl = before.splitlines(keepends=True)
+    al = after.splitlines(keepends=True)
+    new = [*bl[: b.start - 1], *al[a.start - 1 : a.end], *bl[b.end :]]
+    if new and not new[-1].endswith("\n"):
+        new[-1] += "\n"
+    return "".join(new)
+
+
+def is_source(path: str) -> bool:
+    p = PurePosixPath(path)
+    if p.suffix != ".py" or is_test_file(path) or p.name in _NON_SOURCE_FILES:
+        return False
+    return not any(part in _NON_SOURCE_DIRS or "example" in part or part.startswith("typing")
+                   for part in p.parts[:-1])
+
+
+def is_test_path(path: str) -> bool:
+    p = PurePosixPath(path)
+    return is_test_file(path) or any(part in ("tests", "test", "testing") for part in p.parts)
+
+
+# --------------------------------------------------------------- case mining
+def _git(repo: Path, *args: str) -> str:
+    return gitcmd.run(repo, *args)
+
+
+def candidate_commits(repo: Path, settings: Settings, cap: int) -> list[CommitRecord]:
+    """Non-merge commits with a parent passing the path/size/message filters, newest first."""
+    shas = _git(repo, "rev-list", "--no-merges", "HEAD").split()
+    out = []
+    for c in mine_commits(repo, shas):
+        if c.n_files == 0 or c.n_files > settings.history_max_files_per_commit:
+            continue
+        if _MECHANICAL.search(c.message.splitlines()[0] if c.message else ""):
+            continue
+        src = [f for f in c.files if is_source(f.path)]
+        if not 2 <= len(src) <= cap:
+            continue
+        out.append(c)
+    out.sort(key=lambda c: (-c.author_time, c.sha))
+    return out
+
+
+def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str) -> Case | None:
+    """Read both sides, apply the semantic filter, pick the seed(s); ``None`` = skipped."""
+    parent = gitcmd.first_parent(repo, c.sha)
+    if parent is None:
+        return None
+    src = [f for f in c.files if is_source(f.path)]
+    specs = []
+    for f in src:
+        specs += [f"{parent}:{f.old_path or f.path}", f"{c.sha}:{f.path}"]
+    blobs = gitcmd.blobs(repo, specs)
+    changed: list[str] = []
+    added: list[str] = []
+    defs_changed: dict[str, tuple[str, ...]] = {}
+    before_text: dict[str, str] = {}
+    after_text: dict[str, str] = {}
+    for f in sorted(src, key=lambda f: f.old_path or f.path):
+        old = f.old_path or f.path
+        b, a = blobs.get(f"{parent}:{old}"), blobs.get(f"{c.sha}:{f.path}")
+        try:
+            bt = b.decode("utf-8") if b is not None else None
+            at = a.decode("utf-8") if a is not None else None
+            if bt is not None and at is not None and _semantic(bt) == _semantic(at):
+                continue  # formatting / comment / docstring / rename-only
+            if bt is None:
+                if at is not None:
+                    _semantic(at)
+                    added.append(f.path)
+                continue
+            if at is None:  # deleted file: gold (its users had to change)
+                changed.append(old)
+                before_text[old] = bt
+                defs_changed[old] = tuple(sorted(_defs(bt)))
+                continue
+            bd, ad = _defs(bt), _defs(at)
+        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            return None
+        changed.append(old)
+        before_text[old] = bt
+        after_text[old] = at
+        defs_changed[old] = tuple(sorted(
+            q for q, d in bd.items() if q not in ad or ad[q].dump != d.dump
+        ))
+    if len(changed) + len(added) < 2 or len(changed) + len(added) > cap or len(changed) < 2:
+        return None
+    seeds: list[Seed] = []
+    for path in changed:
+        if path not in after_text:
+            continue
+        bd, ad = _defs(before_text[path]), _defs(after_text[path])
+        for q in sorted(defs_changed[path], key=lambda q: (bd[q].start, q)):
+            if bd[q].kind != "function" or q not in ad:
+                continue
+            seeded = _splice(before_text[path], after_text[path], bd[q], ad[q])
+            try:
+                if _semantic(seeded) == _semantic(before_text[path]):
+                    continue
+            except SyntaxError:
+                continue
+            seeds.append(Seed(path, q, seeded))
+            if seed_mode == "first":
+                break
+        if seeds and seed_mode == "first":
+            break
+    if not seeds:
+        return None
+    return Case(
+        sha=c.sha, parent=parent, author_time=c.author_time, message=c.message,
+        source_files=tuple(changed), added_files=tuple(added), changed_defs=defs_changed,
+        before=before_text, seeds=tuple(seeds),
+    )
+
+
+def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first",
+               settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, int]]:
+    cands = candidate_commits(repo, settings, cap)
+    cases: list[Case] = []
+    skipped = 0
+    for c in cands:
+        if len(cases) >= limit:
+            break
+        case = build_case(repo, c, cap, seed_mode)
+        if case is None:
+            skipped += 1
+            continue
+        cases.append(case)
+    return cases, {"candidates": len(cands), "skipped_semantic": skipped}
+
+
+# --------------------------------------------------------------- evaluation
+@contextlib.contextmanager
+def worktree(repo: Path, sha: str) -> Iterator[Path]:
+    tmp = Path(tempfile.mkdtemp(prefix="impactlens-hist-"))
+    wt = tmp / "wt"
+    _git(repo, "worktree", "add", "-q", "--detach", str(wt), sha)
+    try:
+        yield wt
+    finally:
+        with contextlib.suppress(Exception):
+            _git(repo, "worktree", "remove", "--force", str(wt))
+        shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(Exception):
+            _git(repo, "worktree", "prune")
+
+
+class FileGraph:
+    """File-level views of the parent's graph: undirected hops and reverse imports."""
+
+    def __init__(self, store: Any) -> None:
+        from impactlens.model import EdgeKind
+
+        node_file = {n.id: n.file for n in store.all_nodes()}
+        self.adj: dict[str, set[str]] = {}
+        self.importers: dict[str, set[str]] = {}
+        kinds = frozenset({EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.INHERIT, EdgeKind.OVERRIDE,
+                           EdgeKind.INSTANTIATE, EdgeKind.USE})
+        for e in store.all_edges(kinds):
+            a, b = e.file, node_file.get(e.dst)
+            if b is None or a == b:
+                continue
+            self.adj.setdefault(a, set()).add(b)
+            self.adj.setdefault(b, set()).add(a)
+            if e.kind is EdgeKind.IMPORT:
+                self.importers.setdefault(b, set()).add(a)
+
+    def distances_from(self, sources: Iterable[str]) -> dict[str, int]:
+        dist: dict[str, int] = {}
+        q: deque[str] = deque()
+        for s in sorted(set(sources)):
+            dist[s] = 0
+            q.append(s)
+        while q:
+            cur = q.popleft()
+            for nxt in sorted(self.adj.get(cur, ())):
+                if nxt not in dist:
+                    dist[nxt] = dist[cur] + 1
+                    q.append(nxt)
+        return dist
+
+    def import_closure(self, start: str) -> list[str]:
+        dist = {start: 0}
+        q = deque([start])
+        while q:
+            cur = q.popleft()
+            for nxt in sorted(self.importers.get(cur, ())):
+                if nxt not in dist:
+                    dist[nxt] = dist[cur] + 1
+                    q.append(nxt)
+        return [f for f, _ in sorted(dist.items(), key=lambda t: (t[1], t[0])) if f != start]
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def stage_predictions(result: Any, seed_file: str, seed_entity: str,
+                      symbol_ids: set[str]) -> tuple[list[str], list[str], list[str]]:
+    """(ranked files, ranked symbols, validation test ids) of an ImpactResult."""
+    tri = result.triage
+    entries = [*sorted(tri.must_inspect, key=lambda e: (-e.conf, e.entity)),
+               *sorted(tri.may_impact, key=lambda e: (-e.conf, e.entity))]
+    files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
+                    and not is_test_path(e.file))
+    syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
+                   and e.entity in symbol_ids and not is_test_path(e.file or ""))
+    return files, syms, list(result.validate)
+
+
+def _base_test(tid: str) -> str:
+    return tid.split("[", 1)[0]
+
+
+def run_suite(wt: Path, timeout: float, plugin_dir: Path) -> dict[str, str] | None:
+    """``{test id: outcome}`` of the work tree's suite (``None`` on timeout/crash)."""
+    out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
+    env = dict(os.environ)
+    paths = [str(plugin_dir)]
+    if (wt / "src").is_dir():
+        paths.append(str(wt / "src"))
+    paths.append(str(wt))
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["IMPACTLENS_BENCH_OUT"] = str(out)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    target = ["tests"] if (wt / "tests").is_dir() else (["testing"] if (wt / "testing").is_dir()
+                                                         else [])
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+           "impactlens_bench_plugin", "-o", "addopts=", *target]
+    try:
+        subprocess.run(cmd, cwd=wt, env=env, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return None
+    try:
+        data = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return None
+    finally:
+        out.unlink(missing_ok=True)
+    return {k: ("error" if v == "collected" else v) for k, v in data.items()}
+
+
+@dataclass
+class MethodRun:
+    files: list[str]
+    symbols: list[str] | None = None  # None: the method predicts no symbols
+    tests: list[str] | None = None  # None: the method selects no tests
+
+
+@dataclass
+class CaseResult:
+    sha: str
+    seed_file: str
+    seed: str
+    message: str
+    gold_files: list[str]
+    gold_symbols: list[str]
+    added_files: list[str]
+    methods: dict[str, MethodRun]
+    seconds_index: float
+    seconds_stage: float
+    note: str = ""
+    breaking: list[str] | None = None  # None: tests not run
+    all_tests: int = 0
+    dist: dict[str, list[int | None]] = field(default_factory=dict)
+
+
+def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool,
+                  test_timeout: float, cache: Path | None, plugin_dir: Path,
+                  progress: Any = None) -> list[CaseResult]:
+    from impactlens.api import Project
+    from impactlens.impact.pipeline import run_pipeline
+    from impactlens.model import EdgeKind, FileChange, NodeKind
+
+    results: list[CaseResult] = []
+    with worktree(repo, case.parent) as wt:
+        t0 = time.perf_counter()
+        proj = Project(wt, settings)
+        proj.index()
+        t_index = time.perf_counter() - t0
+        store = proj.store
+        graph = FileGraph(store)
+        symbol_ids = {n.id for n in store.all_nodes(
+            [NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS])}
+        before_outcomes: dict[str, str] | None = None
+        if run_tests:
+            before_outcomes = _cached_suite(cache, case.sha, "parent", wt, test_timeout,
+                                            plugin_dir)
+        for seed in case.seeds:
+            module = proj.module_of(seed.file)
+            seed_entity = f"{module}.{seed.qualname}"
+            gold_files = sorted(p for p in case.source_files if p != seed.file)
+            gold_syms = sorted(
+                f"{proj.module_of(p)}.{q}" for p, qs in case.changed_defs.items() for q in qs
+                if not (p == seed.file and q == seed.qualname)
+            )
+            change = [FileChange(seed.file, case.before[seed.file], seed.seeded)]
+            t1 = time.perf_counter()
+            cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time)
+            methods: dict[str, MethodRun] = {}
+            variants = {"stage": frozenset(CHANNELS)}
+            variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})
+            for name, chans in variants.items():
+                s = settings.replace(channels=chans)
+                res = run_pipeline(
+                    store, change, module_of=proj.module_of,
+                    co_change=cc if "cochange" in chans else {},
+                    co_change_note=note, unresolved=store.unresolved_sites(), settings=s,
+                )
+                files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids)
+                methods[name] = MethodRun(files, syms, tests)
+            t_stage = (time.perf_counter() - t1) / len(variants)
+            # baselines
+            methods["imports"] = MethodRun(
+                [f for f in graph.import_closure(seed.file) if not is_test_path(f)])
+            methods["cochange10"] = MethodRun(
+                [g for g, _ in cc.get(seed.file, []) if not is_test_path(g)][:10])
+            callers: dict[str, int] = {}
+            caller_files: dict[str, int] = {}
+            for e in store.in_edges(seed_entity, frozenset({EdgeKind.CALL})):
+                if is_test_path(e.file):
+                    continue
+                callers[e.src] = callers.get(e.src, 0) + 1
+                caller_files[e.file] = caller_files.get(e.file, 0) + 1
+            methods["callers1"] = MethodRun(
+                [f for f, _ in sorted(caller_files.items(), key=lambda t: (-t[1], t[0]))
+                 if f != seed.file],
+                [c for c, _ in sorted(callers.items(), key=lambda t: (-t[1], t[0]))
+                 if c in symbol_ids],
+            )
+            dist = graph.distances_from(gold_files) if gold_files else {}
+            r = CaseResult(
+                sha=case.sha, seed_file=seed.file, seed=seed_entity,
+                message=case.message.splitlines()[0][:100] if case.message else "",
+                gold_files=gold_files, gold_symbols=gold_syms, added_files=list(case.added_files),
+                methods=methods, seconds_index=t_index, seconds_stage=t_stage, note=note,
+                dist={m: [dist.get(f) for f in run.files] for m, run in methods.items()},
+            )
+            if run_tests and before_outcomes is not None:
+                target = wt / seed.file
+                original = target.read_bytes()
+                try:
+                    target.write_text(seed.seeded, encoding="utf-8")
+                    after = _cached_suite(cache, case.sha, seed.key, wt, test_timeout,
+                                          plugin_dir)
+                finally:
+                    target.write_bytes(original)
+                if after is not None:
+                    r.breaking = sorted(
+                        t for t, o in before_outcomes.items()
+                        if o == "passed" and after.get(t, "error") in ("failed", "error")
+                    )
+                    r.all_tests = len({_base_test(t) for t in before_outcomes})
+            results.append(r)
+            if progress:
+                progress(r)
+    return results
+
+
+def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: float,
+                  plugin_dir: Path) -> dict[str, str] | None:
+    path = cache / f"{sha}-{key}.json" if cache else None
+    if path is not None and path.exists():
+        data = json.loads(path.read_text())
+        return data.get("outcomes")
+    outcomes = run_suite(wt, timeout, plugin_dir)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"outcomes": outcomes}, sort_keys=True))
+    return outcomes
+
+
+# --------------------------------------------------------------- aggregation
+def _f(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    methods = sorted({m for r in results for m in r.methods},
+                     key=lambda m: (m != "stage", m.startswith("-"), m))
+    out: dict[str, Any] = {"cases": len(results), "methods": {}}
+    for m in methods:
+        rows = [r for r in results if m in r.methods]
+        fs = [score_sets(r.methods[m].files, r.gold_files) for r in rows]
+        row: dict[str, Any] = {
+            "recall": _f(mean(s.recall for s in fs)),
+            "precision": _f(mean(s.precision for s in fs)),
+            "f1": _f(mean(s.f1 for s in fs)),
+            "predicted_files": _f(mean(float(len(r.methods[m].files)) for r in rows)),
+        }
+        for k in KS:
+            row[f"p@{k}"] = _f(mean(precision_at_k(r.methods[m].files, r.gold_files, k)
+                                    for r in rows))
+            row[f"r@{k}"] = _f(mean(recall_at_k(r.methods[m].files, r.gold_files, k)
+                                    for r in rows))
+        # matched size: cut to the stage's prediction count on the same case
+        matched: list[float | None] = []
+        for r in rows:
+            n = len(r.methods["stage"].files) if "stage" in r.methods else 0
+            if n == 0:
+                matched.append(None)
+                continue
+            s = score_sets(r.methods[m].files[:n], r.gold_files)
+            matched.append(s.f1)
+        row["f1@matched"] = _f(mean(matched))
+        dists = [d for r in rows for d in r.dist.get(m, [])]
+        reach = [d for d in dists if d is not None]
+        row["distance"] = _f(mean(float(d) for d in reach))
+        row["unreachable"] = _f(None if not dists else (len(dists) - len(reach)) / len(dists))
+        srows = [r for r in rows if r.methods[m].symbols is not None]
+        if srows:
+            ss = [score_sets(r.methods[m].symbols or [], r.gold_symbols) for r in srows]
+            row["sym_recall"] = _f(mean(s.recall for s in ss))
+            row["sym_precision"] = _f(mean(s.precision for s in ss))
+            row["sym_f1"] = _f(mean(s.f1 for s in ss))
+            for k in (1, 3):
+                row[f"sym_p@{k}"] = _f(mean(
+                    precision_at_k(r.methods[m].symbols or [], r.gold_symbols, k)
+                    for r in srows))
+        trows = [r for r in rows if r.breaking is not None and r.methods[m].tests is not None]
+        if trows:
+            caught = total = 0
+            per: list[float | None] = []
+            ratios: list[float | None] = []
+            for r in trows:
+                sel = {_base_test(t) for t in r.methods[m].tests or []}
+                brk = {_base_test(t) for t in r.breaking or []}
+                caught += len(brk & sel)
+                total += len(brk)
+                per.append(None if not brk else len(brk & sel) / len(brk))
+                ratios.append(None if not r.all_tests else len(sel) / r.all_tests)
+            row["breaking_caught"] = _f(None if total == 0 else caught / total)
+            row["breaking_caught_macro"] = _f(mean(per))
+            row["breaking_tests"] = total
+            row["cases_with_breaking"] = sum(1 for p in per if p is not None)
+            row["selection_ratio"] = _f(mean(ratios))
+        out["methods"][m] = row
+    # §7.6 ablation verdicts
+    full = out["methods"].get("stage")
+    if full:
+        abl: dict[str, Any] = {}
+        for ch in CHANNELS:
+            row = out["methods"].get(f"-{ch}")
+            if row is None:
+                continue
+            deltas = {}
+            for key in ("recall", "precision", "f1", "r@3", "p@3", "breaking_caught"):
+                a, b = row.get(key), full.get(key)
+                deltas[key] = None if a is None or b is None else round(a - b, 4)
+            moved = any(d is not None and abs(d) > NOISE for d in deltas.values())
+            abl[ch] = {"deltas": deltas, "verdict": "keep" if moved else "delete (noise)"}
+        out["ablation"] = abl
+    out["timing"] = {
+        "index_s": _f(mean(r.seconds_index for r in results)),
+        "stage_s": _f(mean(r.seconds_stage for r in results)),
+    }
+    return out
+
+
+def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> str:
+    lines = [f"# {repo}: {summary['cases']} cases "
+             f"({info.get('candidates', 0)} candidate commits, "
+             f"{info.get('skipped_semantic', 0)} skipped by the semantic filter)"]
+    cols = ["recall", "precision", "f1", "p@1", "r@1", "p@3", "r@3", "p@5", "r@5",
+            "f1@matched", "predicted_files", "distance", "sym_recall", "sym_precision",
+            "breaking_caught", "selection_ratio"]
+    head = f"{'method':<12}" + "".join(f"{c:>11}" for c in cols)
+    lines.append(head)
+    for m, row in summary["methods"].items():
+        lines.append(f"{m:<12}" + "".join(
+            f"{fmt(row.get(c), 3) if c in row else '-':>11}" for c in cols))
+    if summary.get("ablation"):
+        lines.append("ablation (Δ = without − with; |Δ| ≤ 0.05 is noise):")
+        for ch, a in summary["ablation"].items():
+            d = ", ".join(f"{k} {fmt(v, 3)}" for k, v in a["deltas"].items())
+            lines.append(f"  {ch:<9} {a['verdict']:<15} {d}")
+    t = summary.get("timing", {})
+    lines.append(f"mean index {fmt(t.get('index_s'), 2)} s, "
+                 f"mean stage {fmt(t.get('stage_s'), 3)} s per case")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------- main
+def _default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "impactlens" / "bench" / "history"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="impactlens bench history",
+        description="Real-history evaluation: seed one changed function at the parent, "
+                    "score the stage against what the commit co-changed.",
+    )
+    ap.add_argument("repo", type=Path, help="a git work tree with history (never modified; "
+                                            "cases run in temporary `git worktree`s)")
+    ap.add_argument("--json", action="store_true", help="print the full result as JSON")
+    ap.add_argument("--limit", type=int, default=30, help="newest N cases (default 30)")
+    ap.add_argument("--seed", choices=("first", "all"), default="first")
+    ap.add_argument("--cap", type=int, default=8, help="max changed source files per case")
+    ap.add_argument("--run-tests", action="store_true",
+                    help="run the suite before/after the seed (regression measure, §7.2)")
+    ap.add_argument("--test-timeout", type=float, default=300.0)
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="test-outcome cache (default $XDG_CACHE_HOME/impactlens/bench/history)")
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+
+    repo = args.repo.resolve()
+    try:
+        top = gitcmd.toplevel(repo)
+    except Exception as exc:  # one line, no traceback
+        print(f"impactlens: error: {exc}", file=sys.stderr)
+        return 2
+    settings = DEFAULT
+    cases, info = mine_cases(top, limit=args.limit, cap=args.cap, seed_mode=args.seed,
+                             settings=settings)
+    cache = (args.cache or _default_cache()) / hashlib.sha256(
+        str(top).encode()).hexdigest()[:12]
+    tty = sys.stderr.isatty()
+    results: list[CaseResult] = []
+    with tempfile.TemporaryDirectory(prefix="impactlens-plugin-") as pd:
+        plugin_dir = Path(pd)
+        (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+        for i, case in enumerate(cases):
+            if tty:
+                print(f"[{i + 1}/{len(cases)}] {case.sha[:10]} {case.message.splitlines()[0][:60]}",
+                      file=sys.stderr)
+            try:
+                results.extend(evaluate_case(
+                    top, case, settings, run_tests=args.run_tests,
+                    test_timeout=args.test_timeout, cache=cache, plugin_dir=plugin_dir))
+            except Exception as exc:  # a broken case is reported, the run goes on
+                info.setdefault("failed_cases", []).append(
+                    {"sha": case.sha, "error": f"{type(exc).__name__}: {exc}"[:300]})
+    summary = summarize(results)
+    payload = {
+        "repo": top.name, "head": _git(top, "rev-parse", "HEAD").strip(), "info": info,
+        "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit},
+        "summary": summary, "cases": [asdict(r) for r in results],
+    }
+    if args.out:
+        args.out.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+    if args.json:
+        print(json.dumps(payload, indent=2, sort_keys=False))
+    else:
+        print(format_table(top.name, summary, info))
+        for fc in info.get("failed_cases", []):
+            print(f"case {fc['sha'][:10]} failed: {fc['error']}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

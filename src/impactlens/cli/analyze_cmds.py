@@ -105,11 +105,14 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
 @click.option("--json", "as_json", is_flag=True, help="Print impact.json to stdout.")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
               default="terminal", show_default=True, help="Report format on stdout.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, metavar="FILE",
+              help="Also write a self-contained HTML report (with the impact DAG drawn) to FILE.")
 @llm_options
 def analyze_cmd(
     before: Path | None, after: Path | None, path: str | None, diff: str | None,
     rev: str | None, task: str | None, as_of: str | None, repo: Path, out: Path | None,
-    as_json: bool, fmt: str, llm_opts: LLMOptions,
+    as_json: bool, fmt: str, llm_opts: LLMOptions, html_path: Path | None = None,
 ) -> None:
     """What else a proposed edit reaches, which tests to run, and in what order to work.
 
@@ -131,6 +134,11 @@ def analyze_cmd(
                                   project.settings, out_dir=out_dir, change_files=change.files)
     if llm_opts.print_prompt:
         return  # the request body was the output
+    if html_path is not None:
+        from impactlens.serve.html_report import write_html
+
+        write_html(html_path, llm_impact or result.impact_json(), label=change.label,
+                   other_files=change.other_files)
     if fmt == "json":
         click.echo(impact_json_text(result) if llm_impact is None else
                    json.dumps(llm_impact, indent=2, ensure_ascii=False) + "\n", nl=False)

@@ -15,13 +15,15 @@ the graph also reads without JavaScript. The output is deterministic.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from html import escape
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "write_html"]
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
        "img-src data:; base-uri 'none'; form-action 'none'")
@@ -264,3 +266,20 @@ def render_html(impact: Mapping[str, Any], *, label: str | None = None,
         _inline_script(_asset("report.js")),
         "\n</body></html>\n",
     ])
+
+
+def write_html(path: str | Path, impact: Mapping[str, Any], **kw: Any) -> Path:
+    """Render ``impact`` (see :func:`render_html`) and write it to ``path`` atomically."""
+    from impactlens.errors import BadInputError
+
+    path = Path(path)
+    text = render_html(impact, **kw)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise BadInputError(f"{path}: cannot write the HTML report ({exc.strerror})") from None
+    return path

@@ -1,0 +1,308 @@
+"""§3.6–§3.7 / phase 5: hard-gate / soft-rank and MUST / MAY / LOW triage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from impact.graphs import Graph, call_detail, module_of
+from impactlens.impact import triage as tr
+from impactlens.impact.rank import Tokens, lex, rank, split_identifier
+from impactlens.impact.relations import select_relations
+from impactlens.impact.testmap import change_tests
+from impactlens.impact.walk import walk
+from impactlens.model import AtomicChange, Bucket, ChangeType, EdgeKind, Params
+from impactlens.settings import DEFAULT
+
+CT = ChangeType
+SEED = "app.auth.LoginService.login"
+NEW_SIG = Params(args=("self", "user", "mfa_code"), binding="method")
+
+
+def triage(g: Graph, change: AtomicChange, co_change: dict[str, float] | None = None,
+           edited: dict[str, frozenset[int]] | None = None,
+           **settings: object) -> dict[str, tuple[str, float]]:
+    """``{entity: (bucket, conf)}`` for one atomic change on graph ``g``."""
+    s = DEFAULT.replace(**settings) if settings else DEFAULT
+    res = walk(g, change.entity, select_relations(change), s)
+    tests = change_tests(g, change, res, change.entity, s)
+    ranked = rank(g, change.entity, change.after_sig, res, tests, co_change or {},
+                  module_of=module_of, exclude_files={change.file}, settings=s)
+    out = tr.triage(change, change.entity, res, ranked, tests, edited=edited, settings=s)
+    return {e.entity: (e.bucket.value, e.conf) for e in out}
+
+
+def reasons(g: Graph, change: AtomicChange) -> dict[str, str]:
+    res = walk(g, change.entity, select_relations(change))
+    ranked = rank(g, change.entity, change.after_sig, res, (), {}, module_of=module_of)
+    return {e.entity: e.reason for e in tr.triage(change, change.entity, res, ranked)}
+
+
+def sig_change(params: Params = NEW_SIG) -> AtomicChange:
+    return AtomicChange(CT.METHOD_SIGNATURE, SEED, "app/auth.py", (2, 2),
+                        "def login(self, user):", "def login(self, user, mfa_code):",
+                        kind="method", what="added param mfa_code", after_params=params)
+
+
+@pytest.fixture
+def g() -> Graph:
+    g = Graph()
+    g.method(SEED, "def login(self, user):", ids=("login", "service", "user"))
+    g.fn("app.views.login_view", "def login_view(request):",
+         ids=("login", "view", "request", "user"))
+    g.fn("app.views.dashboard", ids=("dashboard", "login", "user"))
+    g.call("app.views.login_view", SEED, line=7, args=1, bound=True)
+    g.call("app.views.dashboard", "app.views.login_view", line=3, args=1)
+    g.method("app.admin.Zzz.qqq", ids=("zzz", "qqq"))
+    g.edge("app.admin.Zzz.qqq", SEED, EdgeKind.OVERRIDE)
+    return g
+
+
+# ------------------------------------------------------------------ phase 5
+def test_distance_1_caller_of_signature_change_is_must_inspect(g):
+    got = triage(g, sig_change())
+    assert got["app.views.login_view"] == ("must_inspect", 0.7)
+
+
+def test_distance_2_neighbour_is_may_impact(g):
+    assert triage(g, sig_change())["app.views.dashboard"][0] == "may_impact"
+
+
+def test_low_lex_distance_1_non_binding_neighbour_is_low_risk(g):
+    bucket, conf = triage(g, sig_change())["app.admin.Zzz.qqq"]
+    assert bucket == "low_risk" and conf < DEFAULT.lex_min
+    assert reasons(g, sig_change())["app.admin.Zzz.qqq"].endswith("below LEX_MIN")
+
+
+def test_soft_only_candidate_is_not_a_member(g):
+    res = walk(g, SEED, select_relations(sig_change()))
+    ranked = rank(g, SEED, "", res, (), {"app/session.py": 0.6, "app/views.py": 0.9},
+                  module_of=module_of)
+    by = {r.entity: r for r in ranked}
+    assert not by["app.session"].hard and by["app.session"].admitting == ("co-change",)
+    assert by["app.views.login_view"].co_change_score == 0.9  # boosts a hard member
+    assert all(r.hard for r in ranked if r.entity != "app.session")
+
+
+def test_soft_only_candidate_is_may_impact_from_cochange_min(g):
+    got = triage(g, sig_change(), {"app/session.py": 0.3, "app/cache.py": 0.29})
+    assert got["app.session"] == ("may_impact", 0.3)
+    assert got["app.cache"] == ("low_risk", 0.29)
+
+
+def test_tests_are_may_impact_from_test_min(g):
+    g.test("tests/test_auth.py::test_login")
+    g.tests("tests/test_auth.py::test_login", SEED)
+    g.module("app.auth")
+    g.method("app.auth.LoginService.other")
+    g.edge("app.auth.LoginService.login", "app.auth", EdgeKind.CONTAINS)
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    got = triage(g, AtomicChange(CT.METHOD_SIGNATURE, SEED, "app/auth.py", (1, 1),
+                                 after_params=NEW_SIG))
+    assert got["tests/test_auth.py::test_login"] == ("may_impact", 1.0)
+    assert got["tests/test_misc.py::test_misc"][0] == "low_risk"  # 0.5 < TEST_MIN 0.56
+
+
+def test_lex_uses_the_spec_weights_and_no_embedding(monkeypatch):
+    openai = pytest.importorskip("openai")
+
+    def boom(*a, **k):
+        raise AssertionError("no embedding may be computed")
+
+    monkeypatch.setattr(openai.OpenAI, "__init__", boom)
+    a = Tokens(frozenset({"login", "user"}), frozenset({"mfa"}), frozenset({"os"}))
+    b = Tokens(frozenset({"login", "view"}), frozenset({"mfa"}), frozenset({"sys"}))
+    # 0.5·(1/3) + 0.3·1 + 0.2·0
+    assert lex(a, b) == pytest.approx(0.5 / 3 + 0.3)
+    assert lex(a, b, DEFAULT.replace(w_id=1.0, w_str=0.0, w_imp=0.0)) == pytest.approx(1 / 3)
+    assert lex(Tokens(frozenset(), frozenset(), frozenset()),
+               Tokens(frozenset(), frozenset(), frozenset())) == 0.0
+
+
+def test_identifier_splitting():
+    assert split_identifier("auth.LoginService.check_mfaCode") == {
+        "auth", "login", "service", "check", "mfa", "code"}
+    assert split_identifier("HTTPServer.parse_URL2") == {"http", "server", "parse", "url", "2"}
+
+
+def test_ranked_members_are_ordered_by_distance_then_lex(g):
+    g.fn("app.views.aaa", ids=("aaa",))
+    g.call("app.views.aaa", SEED, args=2, bound=True)
+    res = walk(g, SEED, select_relations(sig_change()))
+    ranked = rank(g, SEED, "", res, (), {}, module_of=module_of)
+    assert [r.distance for r in ranked] == [1, 1, 1, 2]
+    assert ranked[0].entity == "app.views.login_view"  # shares login/user with the seed
+    assert ranked[0].lex > ranked[1].lex >= ranked[2].lex
+    assert all(r.lex == 0.0 for r in rank(g, SEED, "", res, (), {}, module_of=module_of,
+                                          settings=DEFAULT.replace(channels=frozenset())))
+
+
+# ---------------------------------------------------------- binding check
+def bind(params: Params, instantiation: bool = False, **site: object) -> tuple[bool | None, str]:
+    return tr.bind(params, call_detail(**site), instantiation=instantiation)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("params", "site", "ok"), [
+    (NEW_SIG, {"args": 1, "bound": True}, False),  # missing mfa_code
+    (NEW_SIG, {"args": 2, "bound": True}, True),
+    (NEW_SIG, {"args": 1, "kwargs": ("mfa_code",), "bound": True}, True),
+    (NEW_SIG, {"args": 3, "bound": True}, False),  # too many
+    (NEW_SIG, {"args": 3, "bound": False}, True),  # Class.login(obj, u, m)
+    (Params(args=("self", "user", "mfa"), n_defaults=1, binding="method"),
+     {"args": 1, "bound": True}, True),  # new param has a default
+    (Params(args=("a",), kwonly=("key",), kwonly_required=("key",)), {"args": 1}, False),
+    (Params(args=("a",), kwonly=("key",), kwonly_required=("key",)),
+     {"args": 1, "kwargs": ("key",)}, True),
+    (Params(posonly=("a",), args=("b",)), {"args": 1, "kwargs": ("a",)}, False),
+    (Params(posonly=("a",), args=("b",), kwarg="kw"), {"args": 1, "kwargs": ("b",)}, True),
+    (Params(args=("a",)), {"args": 1, "kwargs": ("a",)}, False),  # multiple values
+    (Params(args=("a",)), {"kwargs": ("zz",)}, False),  # unexpected keyword
+    (Params(args=("a",), kwarg="kw"), {"args": 1, "kwargs": ("zz",)}, True),
+    (Params(args=("a",), vararg="rest"), {"args": 5}, True),
+    (Params(args=("x", "y"), binding="staticmethod"), {"args": 2, "bound": True}, True),
+    (Params(args=("cls", "y"), binding="classmethod"), {"args": 1, "bound": True}, True),
+    (Params(args=("self", "name")), {"args": 0}, False),  # instantiation: name missing
+])
+def test_binding_against_the_new_parameter_list(params, site, ok):
+    inst = params == Params(args=("self", "name"))
+    assert bind(params, instantiation=inst, **site)[0] is ok
+
+
+def test_star_sites_cannot_be_checked_but_definite_breaks_still_count():
+    ok, why = bind(NEW_SIG, args=1, star=True, bound=True)
+    assert ok is None and "*args" in why
+    ok, why = bind(NEW_SIG, args=0, dstar=True, bound=True)
+    assert ok is None and "**kwargs" in why
+    assert bind(NEW_SIG, args=1, kwargs=("nope",), dstar=True, bound=True)[0] is False
+
+
+def test_missing_site_detail_is_unknown():
+    assert tr.bind(NEW_SIG, "")[0] is None
+    assert tr.bind(NEW_SIG, json.dumps({"name": "x"}))[0] is None
+
+
+def test_call_that_still_binds_is_may_with_reason(g):
+    c = sig_change(Params(args=("self", "user", "mfa_code"), n_defaults=1, binding="method"))
+    assert triage(g, c)["app.views.login_view"][0] == "may_impact"
+    assert "still binds" in reasons(g, c)["app.views.login_view"]
+
+
+def test_star_call_site_is_may_with_reason():
+    g = Graph()
+    g.method(SEED)
+    g.fn("app.x.fwd")
+    g.call("app.x.fwd", SEED, args=0, star=True, bound=True)
+    assert triage(g, sig_change())["app.x.fwd"][0] == "may_impact"
+    assert "cannot be checked" in reasons(g, sig_change())["app.x.fwd"]
+
+
+def test_call_site_already_edited_by_the_change_is_not_a_proven_break(g):
+    got = triage(g, sig_change(), edited={"app/views.py": frozenset({7})})
+    assert got["app.views.login_view"][0] == "may_impact"
+
+
+def test_delete_references_are_must_inspect():
+    g = Graph()
+    g.fn("app.m.gone")
+    g.fn("app.m.user")
+    g.call("app.m.user", "app.m.gone")
+    g.edge("app.n", "app.m.gone", EdgeKind.IMPORT)
+    got = triage(g, AtomicChange(CT.DELETE, "app.m.gone", "app/m.py", (1, 2)))
+    assert got == {"app.m.user": ("must_inspect", 0.7), "app.n": ("must_inspect", 0.7)}
+
+
+def test_field_uses_are_must_constructions_are_not():
+    g = Graph()
+    g.cls("app.m.Config", ids=("config",))
+    g.field("app.m.Config.timeout", ids=("config", "timeout"))
+    g.fn("app.m.read_timeout", ids=("read", "timeout"))
+    g.fn("app.m.make_config", ids=("make", "config"))
+    g.edge("app.m.read_timeout", "app.m.Config.timeout", EdgeKind.USE)
+    g.new("app.m.make_config", "app.m.Config")
+    got = triage(g, AtomicChange(CT.FIELD, "app.m.Config.timeout", "app/m.py", (2, 2)))
+    assert got["app.m.read_timeout"][0] == "must_inspect"
+    assert got["app.m.make_config"][0] == "may_impact"
+
+
+@pytest.mark.parametrize("ct", [CT.CONSTRUCTOR, CT.CLASS_DECL])
+def test_instantiations_that_no_longer_bind_are_must(ct):
+    g = Graph()
+    g.cls("app.m.User")
+    g.method("app.m.User.__init__")
+    g.fn("app.m.old_signup")
+    g.fn("app.m.new_signup")
+    g.new("app.m.old_signup", "app.m.User", args=1)
+    g.new("app.m.new_signup", "app.m.User", args=1, kwargs=("email",))
+    g.cls("app.m.Admin")
+    g.method("app.m.Admin.__init__")
+    g.call("app.m.Admin.__init__", "app.m.User.__init__", args=1, bound=True)
+    entity = "app.m.User.__init__" if ct is CT.CONSTRUCTOR else "app.m.User"
+    c = AtomicChange(ct, entity, "app/m.py", (1, 1), after_params=Params(
+        args=("self", "name", "email"), binding="method"))
+    got = triage(g, c)
+    assert got["app.m.old_signup"][0] == "must_inspect"
+    assert got["app.m.Admin.__init__"][0] == "must_inspect"  # super().__init__(name)
+    assert got["app.m.new_signup"][0] != "must_inspect"
+
+
+def test_class_decl_without_own_init_is_not_provable():
+    g = Graph()
+    g.cls("app.m.User", ids=("user",))
+    g.fn("app.m.signup_user", ids=("signup", "user"))
+    g.new("app.m.signup_user", "app.m.User", args=1)
+    got = triage(g, AtomicChange(CT.CLASS_DECL, "app.m.User", "app/m.py", (1, 1)))
+    assert got["app.m.signup_user"][0] == "may_impact"
+
+
+def test_add_is_low_risk_with_no_obligations():
+    g = Graph()
+    c = AtomicChange(CT.ADD, "app.m.new", "app/m.py", (1, 2), what="added function new")
+    out = tr.triage(c, c.entity, walk(g, c.entity, select_relations(c)), ())
+    assert [(e.entity, e.bucket) for e in out] == [("app.m.new", Bucket.LOW)]
+
+
+def test_merge_keeps_strongest_bucket_highest_conf_and_unions_causes():
+    a = tr.TriageEntry("x", "x.py", 0.2, "cause A", Bucket.MAY, 2)
+    b = tr.TriageEntry("x", "x.py", 0.7, "cause B", Bucket.MUST, 1)
+    c = tr.TriageEntry("x", "x.py", 0.9, "cause A", Bucket.LOW, 3)
+    merged = tr.merge([a, b, c])
+    assert merged.may_impact == merged.low_risk == ()
+    (e,) = merged.must_inspect
+    assert (e.conf, e.distance, e.reason) == (0.9, 1, "cause A | cause B")
+
+
+# ------------------------------------------------------------- properties
+unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+test_conf = st.sampled_from([0.0, 0.45, 0.5, 0.56, 1.0])
+
+
+@given(walked=st.booleans(), distance=st.integers(0, 4),
+       verdict=st.sampled_from([tr.BREAK, tr.BINDS, tr.UNKNOWN, tr.NONE]), lex_=unit,
+       co=unit, tc=test_conf)
+def test_bucket_thresholds(walked, distance, verdict, lex_, co, tc):
+    hard = walked or tc > 0
+    bucket, conf = tr.bucket_for(walked=walked, hard=hard, distance=distance, verdict=verdict,
+                                 lex=lex_, co_change=co, test_conf=tc)
+    s = DEFAULT
+    hard_conf = lex_ * 0.5 ** (distance - 1) if hard and distance >= 1 else 0.0
+    raw = max(hard_conf, co, tc)
+    assert conf == (max(round(raw, 4), s.must_min) if bucket is Bucket.MUST else round(raw, 4))
+    # MUST ⇔ a proven break at distance 1, reported at ≥ MUST_MIN
+    assert (bucket is Bucket.MUST) == (walked and distance == 1 and verdict == tr.BREAK)
+    if bucket is Bucket.MUST:
+        assert conf >= s.must_min
+    else:
+        # the soft / test / structural-conf thresholds each force MAY-IMPACT
+        if co >= s.cochange_min or tc >= s.test_min or max(hard_conf, co) >= s.may_min:
+            assert bucket is Bucket.MAY
+        # LOW-RISK only below every threshold
+        if bucket is Bucket.LOW:
+            assert co < s.cochange_min and tc < s.test_min and hard_conf < s.may_min
+            assert max(hard_conf, co) < s.may_min
+            assert not walked or (lex_ < s.lex_min and verdict in (tr.NONE, tr.BREAK))

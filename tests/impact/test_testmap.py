@@ -1,0 +1,166 @@
+"""§3.5 / phase 3: the TDAD-style test-impact map and ``test_map.txt``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from impact.graphs import Graph, module_of
+from impactlens.impact import testmap as tm
+from impactlens.impact.pipeline import run_pipeline
+from impactlens.impact.relations import select_relations
+from impactlens.impact.walk import walk
+from impactlens.model import AtomicChange, ChangeType, EdgeKind, FileChange, RelationSet
+from impactlens.settings import DEFAULT
+
+SEED = "app.auth.login"
+
+
+def confs(g: Graph, change_type: ChangeType | None = None, seed: str = SEED,
+          **settings: object) -> dict[str, float]:
+    """``{test id: confidence}`` of the tests a change of ``seed`` affects; by default a
+    body change whose escape gate stopped the walk at depth 0."""
+    s = DEFAULT.replace(**settings) if settings else DEFAULT
+    c = AtomicChange(change_type or ChangeType.METHOD_BODY, seed, "app/auth.py", (1, 1))
+    rels = (select_relations(c) if change_type is not None
+            else RelationSet(ChangeType.METHOD_BODY, (), gated=True))
+    res = walk(g, seed, rels, s)
+    return {t.test_id: t.conf for t in tm.change_tests(g, c, res, seed, s)}
+
+
+@pytest.fixture
+def g() -> Graph:
+    g = Graph()
+    g.module("app.auth")
+    g.fn(SEED)
+    g.contains("app.auth", SEED)
+    g.fn("app.views.home")
+    g.fn("app.views.page")
+    g.test("tests/test_auth.py::test_login")
+    g.tests("tests/test_auth.py::test_login", SEED)
+    return g
+
+
+def test_direct_tests_edge_scores_one(g):
+    assert confs(g) == {"tests/test_auth.py::test_login": 1.0}
+
+
+def test_two_hop_calls_path_scores_0_56(g):
+    g.test("tests/test_views.py::test_page")
+    g.call("tests/test_views.py::test_page", "app.views.home")
+    g.call("app.views.home", SEED)
+    assert confs(g)["tests/test_views.py::test_page"] == 0.56
+
+
+def test_tests_of_a_caller_score_0_56_when_the_walk_does_not_reach_it(g):
+    # a body change gated to depth 0 still validates through the callers' tests
+    g.call("app.views.home", SEED)
+    g.test("tests/test_views.py::test_home")
+    g.tests("tests/test_views.py::test_home", "app.views.home")
+    assert confs(g)["tests/test_views.py::test_home"] == 0.56
+    # a walked member's direct test scores 1.0
+    assert confs(g, ChangeType.METHOD_SIGNATURE)["tests/test_views.py::test_home"] == 1.0
+
+
+def test_imports_path_scores_0_45(g):
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    assert confs(g)["tests/test_misc.py::test_misc"] == 0.45
+
+
+def test_containment_and_inheritance_weights(g):
+    g.cls("app.auth.Service")
+    g.method("app.auth.Service.run")
+    g.contains("app.auth.Service", "app.auth.Service.run")
+    g.cls("app.auth.Sub")
+    g.edge("app.auth.Sub", "app.auth.Service", EdgeKind.INHERIT)
+    g.test("tests/test_auth.py::test_service")
+    g.tests("tests/test_auth.py::test_service", "app.auth.Service")
+    g.test("tests/test_auth.py::test_sub")
+    g.tests("tests/test_auth.py::test_sub", "app.auth.Sub")
+    got = confs(g, seed="app.auth.Service.run")
+    assert got["tests/test_auth.py::test_service"] == 0.5  # CONTAINS
+    assert got["tests/test_auth.py::test_sub"] == 0.5  # CONTAINS then INHERITS: weakest edge
+    got = confs(g, seed="app.auth.Service")
+    assert got["tests/test_auth.py::test_sub"] == 0.56  # INHERITS
+
+
+def test_below_threshold_is_excluded(g):
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    weights = dict(DEFAULT.test_edge_weights, IMPORTS=0.3)
+    got = confs(g, test_edge_weights=weights)
+    assert "tests/test_misc.py::test_misc" not in got  # 0.3 < TEST_MIN = 0.45
+    assert got == {"tests/test_auth.py::test_login": 1.0}
+
+
+def test_unrelated_test_is_not_mapped(g):
+    g.test("tests/test_other.py::test_other")
+    g.tests("tests/test_other.py::test_other", "app.views.page")
+    assert "tests/test_other.py::test_other" not in confs(g)
+
+
+def test_paths_longer_than_max_depth_are_not_followed(g):
+    chain = ["app.m.a", "app.m.b", "app.m.c", "app.m.d"]
+    g.call(chain[0], SEED)
+    for x, y in zip(chain[1:], chain, strict=False):
+        g.call(x, y)
+    g.test("tests/test_far.py::test_far")
+    g.tests("tests/test_far.py::test_far", "app.m.d")
+    assert "tests/test_far.py::test_far" not in confs(g)
+
+
+def test_merge_caps_pairs_and_sorts_by_confidence_within_file():
+    items = [
+        tm.TestImpact("b.py", "t::x", 0.56, "v", "CALLS"),
+        tm.TestImpact("a.py", "t::y", 0.45, "v", "IMPORTS"),
+        tm.TestImpact("a.py", "t::z", 1.0, "v", "TESTS"),
+        tm.TestImpact("a.py", "t::y", 0.5, "v", "CONTAINS"),
+    ]
+    merged = tm.merge_test_map([items], DEFAULT)
+    assert [(t.file, t.test_id, t.conf) for t in merged] == [
+        ("a.py", "t::z", 1.0), ("a.py", "t::y", 0.5), ("b.py", "t::x", 0.56)]
+    capped = tm.merge_test_map([items], DEFAULT.replace(max_test_pairs=2))
+    assert [(t.file, t.test_id) for t in capped] == [("a.py", "t::z"), ("b.py", "t::x")]
+
+
+def test_test_map_txt_lines_are_file_test_id_conf(g):
+    g.call("app.views.home", SEED)
+    g.test("tests/test_views.py::TestViews::test_home[a-1]")
+    g.tests("tests/test_views.py::TestViews::test_home[a-1]", "app.views.home")
+    before = "def login(user):\n    return user\n"
+    after = "def login(user):\n    return user.strip()\n"
+    res = run_pipeline(g, [FileChange("app/auth.py", before, after)], module_of=module_of)
+    text = res.test_map_text()
+    assert text == ("app/auth.py tests/test_auth.py::test_login 1.0\n"
+                    "app/auth.py tests/test_views.py::TestViews::test_home[a-1] 1.0\n")
+    for line in text.splitlines():
+        assert re.fullmatch(r"\S+ \S+ (1\.0|0\.\d+)", line)
+    assert res.validate == ("tests/test_auth.py::test_login",
+                            "tests/test_views.py::TestViews::test_home[a-1]")
+
+
+def test_body_change_without_escape_still_validates_its_direct_tests(g):
+    g.call("app.views.home", SEED)
+    before = "def login(user):\n    x = 1\n    return user\n"
+    after = "def login(user):\n    x = 2\n    return user\n"
+    res = run_pipeline(g, [FileChange("app/auth.py", before, after)], module_of=module_of)
+    assert res.per_change[0].walk.relations.gated
+    assert res.per_change[0].walk.members == ()
+    assert "tests/test_auth.py::test_login" in res.validate
+
+
+def test_a_changed_test_validates_itself():
+    g = Graph()
+    g.test("tests/test_auth.py::test_login")
+    before = "def test_login():\n    assert 1\n"
+    after = "def test_login():\n    assert 2\n"
+    res = run_pipeline(g, [FileChange("tests/test_auth.py", before, after)],
+                       module_of=module_of)
+    assert res.changes[0].entity == "tests.test_auth.test_login"
+    assert res.validate == ("tests/test_auth.py::test_login",)

@@ -498,13 +498,10 @@ def run(
     timeout: float = DEFAULT_TIMEOUT_S,
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
+    quiet: bool = False,
 ) -> dict[str, Any]:
-    """Run ``tools`` over the corpus and return the report (a JSON-able dict).
-
-    ``json_out`` is accepted for symmetry with :func:`main`; the returned report is the
-    same either way (printing is :func:`main`'s job).
-    """
-    del json_out
+    """Run ``tools`` over the corpus, print the tables (or JSON with ``json_out``) unless
+    ``quiet``, and return the report (a JSON-able dict)."""
     for tool in tools:
         if tool not in TOOLS:
             raise BadInputError(f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
@@ -555,7 +552,13 @@ def run(
             "category": case.category,
             **{tool: results[tool][case.name] for tool in tools},
         }
-    return _jsonable(report)
+    report = _jsonable(report)
+    if not quiet:
+        if json_out:
+            print(json.dumps(report, indent=2, sort_keys=True))
+        else:
+            render(report)
+    return report
 
 
 # --------------------------------------------------------------------------- output
@@ -578,11 +581,12 @@ def render(report: dict[str, Any], console: Any = None) -> None:
     )
     for view in ("all", "nobuiltin"):
         table = Table(title=f"Edge P/R/F1 (micro) — {VIEW_TITLES[view]}")
-        table.add_column("category")
+        table.add_column("category", no_wrap=True)
         table.add_column("cases", justify="right")
         for tool in tools:
             for m in ("P", "R", "F1"):
-                table.add_column(f"{tool} {m}", justify="right")
+                head = f"{tool}\n{m}" if m == "P" else f"\n{m}"
+                table.add_column(head, justify="right", no_wrap=True)
         cats = list(next(iter(report["summary"].values()))["categories"]) if tools else []
         rows = [(cat, lambda s, cat=cat: s["categories"][cat]) for cat in cats
                 if cat != DYNAMIC]
@@ -599,13 +603,13 @@ def render(report: dict[str, Any], console: Any = None) -> None:
         console.print(table)
     if any(report["summary"][t].get("dynamic") for t in tools):
         table = Table(title="Dynamic / hidden cases (runtime truth): honesty, not recall")
-        table.add_column("tool")
+        table.add_column("tool", no_wrap=True)
         table.add_column("cases", justify="right")
         table.add_column("P", justify="right")
         table.add_column("R", justify="right")
-        table.add_column("flag rate", justify="right")
-        table.add_column("flagged/sites", justify="right")
-        table.add_column("unresolved on static cases", justify="right")
+        table.add_column("flag\nrate", justify="right")
+        table.add_column("flagged/\nsites", justify="right")
+        table.add_column("flags on\nstatic cases", justify="right")
         for tool in tools:
             d = report["summary"][tool]["dynamic"]
             table.add_row(tool, str(d["all"]["cases"]), fmt(d["all"]["precision"]),
@@ -804,7 +808,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stderr.write(f"\r\033[K{msg}")
                 sys.stderr.flush()
         report = run(args.cases, tools, args.json, only=args.only, timeout=args.timeout,
-                     workers=args.workers, progress=progress)
+                     workers=args.workers, progress=progress, quiet=True)
         if progress:
             sys.stderr.write("\r\033[K")
     except ImpactlensError as exc:

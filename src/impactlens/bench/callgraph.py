@@ -384,7 +384,8 @@ cg = p.export_callgraph("pycg")
 sites = [{"file": s.file, "line": s.line, "scope": s.scope, "reason": str(s.reason)}
          for s in p.unresolved()]
 p.close()
-sys.stdout.write(json.dumps({"callgraph": cg, "unresolved": sites}))
+with open(sys.argv[2], "w", encoding="utf-8") as fh:
+    json.dump({"callgraph": cg, "unresolved": sites}, fh)
 """
 
 
@@ -392,12 +393,13 @@ def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S) -> ToolOutput
     """impactlens through its public API, in a child process."""
 
     def go() -> ToolOutput:
-        stdout, err = _run_child([sys.executable, "-c", _IMPACTLENS_CHILD, str(root)],
-                                 root, timeout)
+        out_file = root.parent / "impactlens-callgraph.json"
+        _, err = _run_child([sys.executable, "-c", _IMPACTLENS_CHILD, str(root), str(out_file)],
+                            root, timeout)
         if err:
             return ToolOutput(error=err)
         try:
-            data = json.loads(stdout)
+            data = json.loads(out_file.read_text(encoding="utf-8"))
             sites = []
             for s in data.get("unresolved", []):
                 f = Path(s["file"])
@@ -406,7 +408,7 @@ def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S) -> ToolOutput
                         f = f.resolve().relative_to(root.resolve())
                 sites.append({**s, "file": f.as_posix()})
             return ToolOutput(edges=edges_of(data["callgraph"]), unresolved=sites)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError) as exc:
             return ToolOutput(error=f"unreadable impactlens output: {exc}")
 
     return _timed(go)

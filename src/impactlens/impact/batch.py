@@ -11,7 +11,7 @@ flagged ``split``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from impactlens.model import Batch, EdgeKind, GraphView
 from impactlens.settings import DEFAULT, Settings
@@ -19,8 +19,10 @@ from impactlens.settings import DEFAULT, Settings
 HARD_KINDS = frozenset(EdgeKind)  # call/import/inherit/override/instantiate/use/contains/tests
 
 
-def components(graph: GraphView, nodes: Sequence[str]) -> list[set[str]]:
-    """Connected components of ``nodes`` under hard edges between them (undirected)."""
+def components(graph: GraphView, nodes: Sequence[str],
+               links: Iterable[tuple[str, str]] = ()) -> list[set[str]]:
+    """Connected components of ``nodes`` under hard edges between them (undirected);
+    ``links`` are extra hard connections (a walk member and the node that admitted it)."""
     members = set(nodes)
     parent = {n: n for n in members}
 
@@ -30,12 +32,18 @@ def components(graph: GraphView, nodes: Sequence[str]) -> list[set[str]]:
             x = parent[x]
         return x
 
+    def union(x: str, y: str) -> None:
+        a, b = find(x), find(y)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
     for n in sorted(members):
         for e in graph.out_edges(n, HARD_KINDS):
             if e.dst in members and e.dst != n:
-                a, b = find(n), find(e.dst)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
+                union(n, e.dst)
+    for x, y in sorted(links):
+        if x in members and y in members:
+            union(x, y)
     groups: dict[str, set[str]] = {}
     for n in members:
         groups.setdefault(find(n), set()).add(n)
@@ -43,8 +51,11 @@ def components(graph: GraphView, nodes: Sequence[str]) -> list[set[str]]:
 
 
 def batches(graph: GraphView, seeds: Sequence[str], members: Mapping[str, int],
-            settings: Settings = DEFAULT) -> tuple[list[Batch], int]:
+            settings: Settings = DEFAULT,
+            links: Iterable[tuple[str, str]] = ()) -> tuple[list[Batch], int]:
     """Batches of ``seeds`` (distance 0, in order) ∪ ``members`` (entity → distance).
+    ``links`` are the walk's admissions (member, admitting node): the edge that admitted a
+    member is a hard edge even when it lands on the class rather than on ``__init__``.
     Returns the batches and how many were omitted by the ``max_batches`` cap."""
     seed_rank: dict[str, int] = {}
     for i, s in enumerate(seeds):
@@ -55,7 +66,7 @@ def batches(graph: GraphView, seeds: Sequence[str], members: Mapping[str, int],
     def key(n: str) -> tuple[int, int, str]:
         return (dist[n], seed_rank.get(n, late), n)
 
-    comps = [sorted(c, key=key) for c in components(graph, list(dist))]
+    comps = [sorted(c, key=key) for c in components(graph, list(dist), links)]
     comps.sort(key=lambda c: key(c[0]))
     out: list[Batch] = []
     size = max(1, settings.max_batch_members)

@@ -78,6 +78,9 @@ def build_dag(
             continue
         members = {m.entity: m for m in result.members}
         todo = sorted(e for e in members if e in obliged)
+        # the members an obligated test is reached through are on its cause path too
+        todo += sorted({t.via for t in change_tests if t.test_id in obliged
+                        and t.via in members})
         seen: set[str] = set()
         while todo:  # obligated members plus the ancestors that connect them to the seed
             x = todo.pop()

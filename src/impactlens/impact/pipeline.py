@@ -98,7 +98,9 @@ def run_pipeline(
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}
-    batches, omitted = batch_stage.batches(graph, seeds, members, settings)
+    links = [(m.entity, p) for _, w, _ in walks for m in w.members for p in m.parents]
+    links += [(t.test_id, t.via) for hs in tests for t in hs]
+    batches, omitted = batch_stage.batches(graph, seeds, members, settings, links)
     dag = build_dag(graph, walks, tests, tri, batches, settings)
     test_map = merge_test_map(tests, settings)
     best: dict[str, float] = {}

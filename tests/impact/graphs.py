@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from impactlens.index.python.tokens import ident_tokens
 from impactlens.model import (
     Edge,
     EdgeKind,
@@ -59,7 +60,7 @@ class Graph:
             parent = node_id.rsplit(".", 1)[0] if "." in node_id else None
         node = Node(id=node_id, kind=kind, qualname=qual, file=file or file_of(node_id),
                     start_line=line, end_line=line + 2, signature=sig, parent=parent,
-                    ids=ids or tuple(qual.replace(".", " ").split()), strs=strs,
+                    ids=ids or ident_tokens(qual, sig), strs=strs,
                     imports=imports)
         self.nodes[node_id] = node
         return node

@@ -128,7 +128,8 @@ def test_lex_uses_the_spec_weights_and_no_embedding(monkeypatch):
 def test_identifier_splitting():
     assert split_identifier("auth.LoginService.check_mfaCode") == {
         "auth", "login", "service", "check", "mfa", "code"}
-    assert split_identifier("HTTPServer.parse_URL2") == {"http", "server", "parse", "url", "2"}
+    assert split_identifier("HTTPServer.parse_url2") == {"http", "server", "parse", "url2"}
+    assert split_identifier("tests/test_x.py::TestX::test_y[a-1]") >= {"tests", "test", "x", "y"}
 
 
 def test_ranked_members_are_ordered_by_distance_then_lex(g):

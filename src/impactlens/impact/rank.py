@@ -16,20 +16,18 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from impactlens.index.python.tokens import ident_tokens
 from impactlens.model import GraphView, Node, RankedMember, TestImpact, WalkResult
 from impactlens.settings import DEFAULT, Settings
 
-# hard edge kinds (membership): call/import/inherit/override/instantiate/use/contains/tests
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_SPLIT = re.compile(r"[^0-9A-Za-z]+")  # ".", "_", "::", "/", spaces, punctuation
+_NONWORD = re.compile(r"[^0-9A-Za-z_]+")  # "::", "/", "[", spaces … become "." boundaries
 
 
 def split_identifier(text: str) -> frozenset[str]:
-    """``LoginService.check_mfaCode`` → {login, service, check, mfa, code}."""
-    out: set[str] = set()
-    for part in _SPLIT.split(text):
-        out.update(t.lower() for t in _CAMEL.findall(part))
-    return frozenset(out)
+    """``auth.LoginService.check_mfaCode`` → {auth, login, service, check, mfa, code}:
+    split on ``.``, ``_`` and camel-case boundaries, lowercased — the same tokenizer
+    the index uses for :attr:`Node.ids`, so seed and candidates compare alike."""
+    return frozenset(ident_tokens(_NONWORD.sub(".", text)))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -46,14 +44,14 @@ class Tokens:
 
 
 def tokens_of(node: Node | None, entity: str, signature: str = "") -> Tokens:
-    """Lexical token sets of an entity (from the index's ``ids``/``strs``/``imports``;
-    derived from the qualname and signature when the node is unknown)."""
+    """Lexical token sets of an entity: the index's ``ids``/``strs``/``imports``, or —
+    for an entity the index does not know (say, a new definition) — tokens derived from
+    its qualname and signature."""
     if node is None:
-        return Tokens(split_identifier(f"{entity} {signature}"), frozenset(), frozenset())
-    ids: set[str] = set()
-    for t in (*node.ids, node.qualname, node.signature):
-        ids |= split_identifier(t)
-    strs = frozenset(s.lower() for t in node.strs for s in t.split() if s)
+        ids = ident_tokens(_NONWORD.sub(".", entity), signature)
+        return Tokens(frozenset(ids), frozenset(), frozenset())
+    ids = node.ids or ident_tokens(_NONWORD.sub(".", node.qualname), node.signature)
+    strs = frozenset(w.lower() for t in node.strs for w in t.split() if w)
     return Tokens(frozenset(ids), strs, frozenset(node.imports))
 
 

@@ -1,0 +1,5 @@
+from conv.api import convert
+
+
+def test_convert_celsius():
+    assert convert(212, "celsius") == 100

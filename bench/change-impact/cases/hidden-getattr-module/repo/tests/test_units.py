@@ -1,0 +1,5 @@
+from conv.units import to_fahrenheit
+
+
+def test_fahrenheit():
+    assert to_fahrenheit(100) == 212

@@ -1,0 +1,7 @@
+from plugins.email import setup
+
+
+def test_setup():
+    registry = {}
+    setup(registry)
+    assert "email" in registry

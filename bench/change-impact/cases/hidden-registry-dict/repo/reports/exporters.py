@@ -1,0 +1,12 @@
+"""Row exporters, looked up by format name."""
+
+
+def export_csv(rows):
+    return "\n".join(",".join(map(str, r)) for r in rows)
+
+
+def export_tsv(rows):
+    return "\n".join("\t".join(map(str, r)) for r in rows)
+
+
+HANDLERS = {"csv": export_csv, "tsv": export_tsv}

@@ -1,0 +1,5 @@
+"""A tiny shop."""
+
+from shop.checkout import checkout
+
+__all__ = ["checkout"]

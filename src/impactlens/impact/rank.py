@@ -114,7 +114,7 @@ def rank(
     for file, s in sorted(co_change.items()):
         if file in skip:
             continue
-        entity = module_of(file)
+        entity = _entity_of_file(file, module_of)
         if entity in out:
             continue
         out[entity] = RankedMember(
@@ -122,3 +122,13 @@ def rank(
             co_change_score=s, test_confidence=0.0, hard=False,
         )
     return sorted(out.values(), key=lambda r: (not r.hard, r.distance, -r.lex, r.entity))
+
+
+def _entity_of_file(path: str, module_of: Callable[[str], str]) -> str:
+    """A co-change candidate's entity: the module of a Python file, else the path."""
+    if not path.endswith(".py"):
+        return path
+    try:
+        return module_of(path) or path
+    except Exception:  # a file the index never saw still names itself
+        return path

@@ -19,6 +19,7 @@ from impactlens.model import (
     AtomicChange,
     EdgeKind,
     GraphView,
+    Node,
     NodeKind,
     TestImpact,
     WalkResult,
@@ -35,45 +36,71 @@ class _Hit:
     relation: str
 
 
-def is_test_id(graph: GraphView, node_id: str) -> bool:
-    node = graph.node(node_id)
-    if node is not None:
-        return node.kind is NodeKind.TEST
-    return "::" in node_id
+_MAX_STATES = 5000  # bound on the nodes one search visits (huge fan-in stays cheap)
 
 
-def _module_of_node(graph: GraphView, node_id: str) -> str | None:
-    cur, hops = graph.node(node_id), 0
-    while cur is not None and hops < 8:
-        if cur.kind is NodeKind.MODULE:
-            return cur.id
-        if not cur.parent:
-            return None
-        cur, hops = graph.node(cur.parent), hops + 1
-    return None
+class _Memo:
+    """Per-search memo of node look-ups (kind, module) over a GraphView."""
 
+    def __init__(self, graph: GraphView) -> None:
+        self.graph = graph
+        self._node: dict[str, Node | None] = {}
+        self._module: dict[str, str | None] = {}
 
-def _tests_under(graph: GraphView, container: str) -> list[str]:
-    out, todo, seen = [], [container], {container}
-    while todo:
-        x = todo.pop()
-        for e in graph.out_edges(x, frozenset({_K.CONTAINS})):
-            if e.dst in seen:
-                continue
-            seen.add(e.dst)
-            if is_test_id(graph, e.dst):
-                out.append(e.dst)
-            else:
-                todo.append(e.dst)
-    return sorted(out)
+    def node(self, node_id: str) -> Node | None:
+        if node_id not in self._node:
+            self._node[node_id] = self.graph.node(node_id)
+        return self._node[node_id]
+
+    def is_test(self, node_id: str) -> bool:
+        n = self.node(node_id)
+        return n.kind is NodeKind.TEST if n is not None else "::" in node_id
+
+    def is_module(self, node_id: str) -> bool:
+        n = self.node(node_id)
+        return n is not None and n.kind is NodeKind.MODULE
+
+    def module(self, node_id: str) -> str | None:
+        """The module node containing ``node_id`` (by the parent chain)."""
+        if node_id not in self._module:
+            cur, hops, found = self.node(node_id), 0, None
+            while cur is not None and hops < 8:
+                if cur.kind is NodeKind.MODULE:
+                    found = cur.id
+                    break
+                if not cur.parent:
+                    break
+                cur, hops = self.node(cur.parent), hops + 1
+            self._module[node_id] = found
+        return self._module[node_id]
+
+    def tests_under(self, container: str) -> list[str]:
+        out, todo, seen = [], [container], {container}
+        while todo:
+            x = todo.pop()
+            for e in self.graph.out_edges(x, frozenset({_K.CONTAINS})):
+                if e.dst in seen:
+                    continue
+                seen.add(e.dst)
+                if self.is_test(e.dst):
+                    out.append(e.dst)
+                else:
+                    todo.append(e.dst)
+        return sorted(out)
 
 
 def tests_for(graph: GraphView, sources: Iterable[str],
               settings: Settings = DEFAULT) -> dict[str, _Hit]:
-    """Affected tests of ``sources`` with their confidence (all, before the threshold)."""
-    w = settings.test_edge_weights
-    best: dict[str, _Hit] = {}
+    """Affected tests of ``sources`` with their confidence (all, before the threshold).
 
+    Bottleneck search: a path's confidence is its weakest edge, a test keeps its
+    strongest path; at most ``max_depth`` edges from a source. An importer is a
+    terminal step: a test (or a test module's tests) importing the entity or its
+    module is affected at the IMPORTS weight; other importers are not followed.
+    """
+    w = settings.test_edge_weights
+    memo = _Memo(graph)
+    best: dict[str, _Hit] = {}
     srcs = list(dict.fromkeys(sources))  # the seed first, then members by distance
     rank = {s: i for i, s in enumerate(srcs)}
 
@@ -85,7 +112,7 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     state: dict[str, tuple[float, int]] = {}
     frontier: list[tuple[str, float, int, str, str]] = []
     for s in srcs:
-        if is_test_id(graph, s):
+        if memo.is_test(s):
             hit(s, w["TESTS"], s, "TESTS")
         state[s] = (1.0, 0)
         frontier.append((s, 1.0, 0, s, ""))
@@ -95,10 +122,12 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     def go(y: str, kind: str, conf: float, hops: int, via: str, label: str) -> None:
         c = min(conf, w[kind])
         lab = kind if w[kind] < conf or not label else label
-        if is_test_id(graph, y):
+        if memo.is_test(y):
             hit(y, c, via, lab)
             return
         old = state.get(y)
+        if old is None and len(state) >= _MAX_STATES:
+            return
         if old is None or c > old[0] or (c == old[0] and hops + 1 < old[1]):
             state[y] = (c, hops + 1)
             nxt.append((y, c, hops + 1, via, lab))
@@ -122,20 +151,19 @@ def tests_for(graph: GraphView, sources: Iterable[str],
             if hops == 0:  # a changed container reaches what it contains
                 for e in graph.out_edges(x, frozenset({_K.CONTAINS})):
                     go(e.dst, "CONTAINS", *at)
+            c = min(conf, w["IMPORTS"])
+            lab = "IMPORTS" if w["IMPORTS"] < conf or not label else label
             targets = [x]
-            mod = _module_of_node(graph, x)
+            mod = memo.module(x)
             if mod is not None and mod != x:
                 targets.append(mod)
             for t in targets:
                 for e in graph.in_edges(t, frozenset({_K.IMPORT})):
-                    src = graph.node(e.src)
-                    if src is not None and src.kind is NodeKind.MODULE:
-                        c = min(conf, w["IMPORTS"])
-                        lab = "IMPORTS" if w["IMPORTS"] < conf or not label else label
-                        for test in _tests_under(graph, e.src):
+                    if memo.is_test(e.src):
+                        hit(e.src, c, via, lab)
+                    elif memo.is_module(e.src):
+                        for test in memo.tests_under(e.src):
                             hit(test, c, via, lab)
-                    else:
-                        go(e.src, "IMPORTS", *at)
         frontier = sorted(nxt, key=lambda t: (t[0], -t[1], t[2], rank[t[3]], t[4]))
     return best
 

@@ -330,12 +330,13 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
     precise: dict[int, dict[str, dict[str, Any]]] = {}
     ascent: dict[str, dict[str, Any]] = {}
     truncated: dict[str, int] = {}
-    queue: deque[tuple[_Fn, int, str, frozenset[int], frozenset[int]]] = deque()
-    queue.append((root, 0, "criterion", local.crit_nodes, local.slice_nodes))
+    # (function, hop, seed kind, seeds, affected, the callee an ascent came from)
+    queue: deque[tuple[_Fn, int, str, frozenset[int], frozenset[int], str]] = deque()
+    queue.append((root, 0, "criterion", local.crit_nodes, local.slice_nodes, ""))
     n_functions = 1
     n_statements = len(local.statements)
     while queue:
-        f, hop, kind, seeds, affected = queue.popleft()
+        f, hop, kind, seeds, affected, came_from = queue.popleft()
         reach = seeds | affected
         if hop > 0:
             for i in sorted(affected | (seeds if kind in ("site", "all", "returns") else set())):
@@ -350,11 +351,14 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
                     n_statements += 1
         # (symbol, seed kind, site line, its json row)
         nxt: list[tuple[str, str, int, dict[str, Any]]] = []
+        me = f.node.id
         # --- descent into callees invoked from affected statements
         for e, at in f.calls:
             hit = [i for i in at if i in reach]
             if not hit:
                 continue
+            if kind == "site" and e.dst == came_from and set(hit) <= seeds:
+                continue  # the call an ascent came through: only its result changed
             if direction == DOWNSTREAM:
                 exec_changed = kind == "all" or any(
                     f.pdg.cd[i] & reach for i in hit
@@ -423,7 +427,7 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
             else:  # the caller's call site
                 s0 = frozenset(n.id for n in cfg.nodes_at_line(site_line))
                 aff = frozenset(g.pdg.slice_nodes(s0, pdir))
-            queue.append((g, hop + 1, seed, s0, aff))
+            queue.append((g, hop + 1, seed, s0, aff, me if seed == "site" else ""))
     out["interprocedural_statements"] = sorted(
         stmts.values(), key=lambda s: (s["hop"], s["file"], s["line"]))
     by_depth: dict[str, list[dict[str, Any]]] = {}

@@ -1,0 +1,108 @@
+"""The real-history harness: case mining (semantic filter, seed splice) and aggregation."""
+
+from __future__ import annotations
+
+import ast
+
+from impactlens.bench.history import (
+    CaseResult,
+    MethodRun,
+    is_source,
+    mine_cases,
+    summarize,
+)
+
+from .conftest import day
+
+A0 = (
+    "def helper(x):\n"
+    "    return x + 1\n"
+    "\n"
+    "\n"
+    "def f(x):\n"
+    "    return helper(x)\n"
+)
+B0 = "from pkg.a import f\n\n\ndef g(y):\n    return f(y)\n"
+
+
+def _repo(make_repo, git_commit):
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": A0, "pkg/b.py": B0,
+                      "tests/test_a.py": "from pkg.a import f\n\n\ndef test_f():\n"
+                                         "    assert f(1) == 2\n"}, date=day(0))
+    # 1: formatting and docstrings only, in two files -> skipped
+    git_commit(root, {"pkg/a.py": A0.replace("x + 1", "(x + 1)"),
+                      "pkg/b.py": '"""Doc."""\n' + B0}, "touch up", date=day(1))
+    # 2: rename only -> skipped
+    git_commit(root, {"pkg/b.py": None, "pkg/bb.py": '"""Doc."""\n' + B0}, "move b",
+               date=day(2))
+    # 3: a real coupled change: f gains a parameter, its caller passes it
+    a3 = A0.replace("x + 1", "(x + 1)").replace("def f(x):\n    return helper(x)",
+                                                "def f(x, k):\n    return helper(x) * k")
+    b3 = '"""Doc."""\n' + B0.replace("return f(y)", "return f(y, 2)")
+    git_commit(root, {"pkg/a.py": a3, "pkg/bb.py": b3, "tests/test_a.py":
+                      "from pkg.a import f\n\n\ndef test_f():\n    assert f(1, 1) == 2\n"},
+               "f takes a factor k", date=day(3))
+    # 4: mechanical message -> skipped by the message filter
+    git_commit(root, {"pkg/a.py": a3.replace("* k", "* k * 1"),
+                      "pkg/bb.py": b3.replace("(y, 2)", "(y, 3)")}, "Run black", date=day(4))
+    return root
+
+
+def test_case_mining_filters_and_seed(make_repo, git_commit):
+    root = _repo(make_repo, git_commit)
+    cases, info = mine_cases(root, limit=10)
+    assert info["candidates"] == 3  # the formatting, rename and real commits (not "Run black")
+    assert len(cases) == 1
+    case = cases[0]
+    assert case.message == "f takes a factor k"
+    assert case.source_files == ("pkg/a.py", "pkg/bb.py")
+    assert [(s.file, s.qualname) for s in case.seeds] == [("pkg/a.py", "f")]
+    assert case.changed_defs == {"pkg/a.py": ("f",), "pkg/bb.py": ("g",)}
+    seeded = case.seeds[0].seeded
+    ast.parse(seeded)
+    assert "def f(x, k):" in seeded and "x + 1" in seeded  # only f's hunk, not the reformat
+    assert "(x + 1)" in seeded  # the parent's text elsewhere (the parent already had it)
+
+
+def test_seed_all_each_changed_function(make_repo, git_commit):
+    root = _repo(make_repo, git_commit)
+    cases, _ = mine_cases(root, limit=10, seed_mode="all")
+    assert [(s.file, s.qualname) for s in cases[0].seeds] == [("pkg/a.py", "f"),
+                                                              ("pkg/bb.py", "g")]
+
+
+def test_is_source():
+    assert is_source("src/pkg/mod.py")
+    assert not is_source("tests/helpers.py") and not is_source("pkg/test_x.py")
+    assert not is_source("docs/conf.py") and not is_source("setup.py")
+    assert not is_source("examples/app.py") and not is_source("pkg/data.txt")
+
+
+def _result(files, gold, symbols=None, gold_symbols=(), breaking=None, tests=None):
+    return CaseResult(
+        sha="0" * 40, seed_file="pkg/a.py", seed="pkg.a.f", message="m",
+        gold_files=list(gold), gold_symbols=list(gold_symbols), added_files=[],
+        methods={"stage": MethodRun(list(files), symbols, tests),
+                 "imports": MethodRun(list(reversed(files)))},
+        seconds_index=0.0, seconds_stage=0.0, breaking=breaking, all_tests=10,
+        dist={"stage": [0 if f in gold else 2 for f in files]},
+    )
+
+
+def test_summary_na_rule_and_ranks():
+    rows = [
+        _result(["x.py", "y.py"], ["y.py"], ["pkg.y.g"], ["pkg.y.g"], breaking=["t::a"],
+                tests=["t::a", "t::b"]),
+        _result([], ["z.py"], [], [], breaking=[], tests=[]),  # nothing predicted
+    ]
+    s = summarize(rows)["methods"]["stage"]
+    assert s["recall"] == 0.5  # (1.0 + 0.0) / 2
+    assert s["precision"] == 0.5  # the empty prediction is n/a, not 0: only case 1
+    assert s["p@1"] == 0.0 and s["r@3"] == 0.5
+    assert s["sym_precision"] == 1.0  # case 2 has no symbol predictions: n/a
+    assert s["sym_recall"] == 1.0  # case 2 has no gold symbols: n/a
+    assert s["breaking_caught"] == 1.0 and s["cases_with_breaking"] == 1
+    assert s["selection_ratio"] == 0.1  # (0.2 + 0.0) / 2
+    assert s["distance"] == 1.0  # x.py 2 hops, y.py 0
+    imp = summarize(rows)["methods"]["imports"]
+    assert imp["p@1"] == 1.0 and imp["f1@matched"] == 0.6667  # y.py first; 2 kept: P .5 R 1

@@ -1,0 +1,262 @@
+"""End to end: real git repositories, the real index, the real pipeline and CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from impactlens.api import Project
+from impactlens.cli import main
+
+CORE = '''def compute(a, b):
+    total = a + b
+    return total
+
+
+def helper(x):
+    return x * 2
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def bump(self, n):
+        step = n
+        self.count += step
+'''
+
+USE = '''from pkg.core import Counter, compute, helper
+
+
+def run(x):
+    return compute(x, 1)
+
+
+def double(x):
+    return helper(x)
+
+
+def tally(values):
+    counter = Counter()
+    for v in values:
+        counter.bump(v)
+    return counter.count
+'''
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": CORE,
+    "pkg/use.py": USE,
+    "tests/test_core.py": (
+        "from pkg.core import Counter, compute\n\n\n"
+        "def test_compute():\n    assert compute(1, 2) == 3\n\n\n"
+        "def test_bump():\n    c = Counter()\n    c.bump(2)\n    assert c.count == 2\n"
+    ),
+    "tests/test_use.py": (
+        "from pkg.use import double, run, tally\n\n\n"
+        "def test_run():\n    assert run(1) == 2\n\n\n"
+        "def test_double():\n    assert double(2) == 4\n\n\n"
+        "def test_tally():\n    assert tally([1, 2]) == 3\n"
+    ),
+}
+
+
+def entities(entries) -> set[str]:
+    return {e.entity for e in entries}
+
+
+def edit(root: Path, path: str, old: str, new: str) -> None:
+    p = root / path
+    text = p.read_text()
+    assert old in text
+    p.write_text(text.replace(old, new, 1))
+
+
+@pytest.fixture
+def repo(make_repo) -> Path:
+    root = make_repo(FILES)
+    Project(root).index()
+    return root
+
+
+def analyze(root: Path, **kw):
+    with Project(root) as p:
+        return p.analyze(**kw)
+
+
+# ------------------------------------------------------------------ buckets
+def test_signature_break_lands_callers_in_must_inspect(repo):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    result = analyze(repo)
+    assert [c.change_type.value for c in result.changes] == ["method-signature"]
+    assert "pkg.use.run" in entities(result.triage.must_inspect)
+    assert "tests/test_core.py::test_compute" in result.validate
+
+
+def test_signature_with_default_lands_callers_in_may_impact(repo):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c=0):")
+    result = analyze(repo)
+    assert "pkg.use.run" in entities(result.triage.may_impact)
+    assert "pkg.use.run" not in entities(result.triage.must_inspect)
+
+
+def test_local_only_body_change_reaches_no_caller_but_keeps_direct_tests(repo):
+    edit(repo, "pkg/core.py", "    total = a + b\n", "    partial = a\n    total = partial + b\n")
+    result = analyze(repo)
+    assert [c.change_type.value for c in result.changes] == ["method-body"]
+    reached = entities(result.triage.must_inspect) | entities(result.triage.may_impact)
+    assert "pkg.use.run" not in reached
+    assert "tests/test_core.py::test_compute" in result.validate
+
+
+def test_body_change_writing_self_attr_reaches_callers(repo):
+    edit(repo, "pkg/core.py", "        self.count += step\n", "        self.count += step * 2\n")
+    result = analyze(repo)
+    reached = entities(result.triage.must_inspect) | entities(result.triage.may_impact)
+    assert "pkg.use.tally" in reached
+    assert "tests/test_core.py::test_bump" in result.validate
+
+
+DELETE_HELPER = (
+    "diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n"
+    "@@ -3,10 +3,6 @@ def compute(a, b):\n"
+    "     return total\n \n \n-def helper(x):\n-    return x * 2\n-\n-\n class Counter:\n"
+    "     def __init__(self):\n         self.count = 0\n"
+)
+
+
+def test_deleted_function_lands_importers_in_must_inspect_from_a_diff(repo):
+    result = analyze(repo, diff=DELETE_HELPER)
+    assert [c.change_type.value for c in result.changes] == ["delete"]
+    must = entities(result.triage.must_inspect)
+    assert "pkg.use" in must or "pkg.use.double" in must
+
+
+def test_deleted_function_in_the_working_tree(repo):
+    edit(repo, "pkg/core.py", "def helper(x):\n    return x * 2\n\n\n", "")
+    result = analyze(repo)
+    assert [c.change_type.value for c in result.changes] == ["delete"]
+    must = entities(result.triage.must_inspect)
+    assert "pkg.use" in must or "pkg.use.double" in must
+
+
+def test_rev_mode_reads_the_commit(repo, git_commit):
+    sha = git_commit(repo, {"pkg/core.py": CORE.replace("def compute(a, b):",
+                                                        "def compute(a, b, c):")},
+                     "compute takes c")
+    result = analyze(repo, rev=sha)
+    assert [c.entity for c in result.changes] == ["pkg.core.compute"]
+
+
+def test_clean_tree_analyzes_to_nothing(repo):
+    result = analyze(repo)
+    assert result.changes == () and result.validate == ()
+
+
+# ----------------------------------------------------------------------- CLI
+def invoke(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def test_cli_json_contract_and_outputs(repo, tmp_path):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    out = tmp_path / "out"
+    r = invoke("analyze", "--repo", str(repo), "--json", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert {"seed", "obligations", "dag", "triage", "batches", "co_change",
+            "unanalyzable"} <= set(doc)
+    assert doc["seed"]["entity"] == "pkg.core.compute"
+    assert {"change", "validate"} <= set(doc["obligations"])
+    assert {"nodes", "edges"} <= set(doc["dag"])
+    assert any(e["entity"] == "pkg.use.run" for e in doc["triage"]["must_inspect"])
+    assert json.loads((out / "impact.json").read_text()) == doc
+    assert json.loads((out / "changes.json").read_text())["changes"][0]["change_type"] == \
+        "method-signature"
+    assert "tests/test_core.py::test_compute" in (out / "test_map.txt").read_text()
+
+
+def test_cli_terminal_and_markdown(repo):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    r = invoke("analyze", "--repo", str(repo))
+    assert r.exit_code == 0, r.output
+    assert "MUST-INSPECT" in r.stdout and "pkg.use.run" in r.stdout
+    assert "Tests to run" in r.stdout
+    assert (repo / ".impactlens" / "out" / "impact.json").is_file()
+    md = invoke("analyze", "--repo", str(repo), "--format", "markdown")
+    assert md.exit_code == 0
+    assert md.stdout.startswith("### impactlens") and "#### MUST-INSPECT" in md.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--diff", "missing.diff"], "diff file not found"),
+        (["--rev", "no-such-rev"], "unknown revision"),
+        (["--before", "x.py"], "--before and --after go together"),
+        (["--path", "pkg/core.py"], "--path names the file"),
+        (["--as-of", "someday"], "--as-of"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_line(repo, args, message):
+    r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), *args])
+    assert r.exit_code == 2, r.output
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.output
+
+
+def test_cli_diff_that_does_not_apply_exits_2(repo):
+    bad = DELETE_HELPER.replace("-def helper(x):", "-def helper(y):")
+    r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), "--diff", "-"], input=bad)
+    assert r.exit_code == 2
+    assert "pkg/core.py: the diff does not apply" in r.stderr
+
+
+def test_cli_diff_outside_repo_exits_2(repo):
+    evil = "--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), "--diff", "-"], input=evil)
+    assert r.exit_code == 2
+    assert "outside the repository" in r.stderr
+
+
+def test_tests_command_lists_and_runs(repo):
+    edit(repo, "pkg/core.py", "        self.count += step\n", "        self.count += step * 2\n")
+    r = invoke("tests", "--repo", str(repo))
+    assert r.exit_code == 0
+    ids = r.stdout.split()
+    assert "tests/test_core.py::test_bump" in ids
+    assert all("::" in i for i in ids)
+    # --run executes exactly these with pytest, in the repository: the doubled step fails
+    run = CliRunner().invoke(main, ["tests", "--repo", str(repo), "--run"])
+    assert run.exit_code == 1  # pytest's "tests failed"
+
+
+def test_tests_run_with_nothing_selected(repo):
+    r = CliRunner().invoke(main, ["tests", "--repo", str(repo), "--run"])
+    assert r.exit_code == 0
+    assert "no tests selected" in r.stderr
+
+
+def test_tests_run_passing(repo):
+    edit(repo, "pkg/core.py", "    total = a + b\n", "    partial = a\n    total = partial + b\n")
+    r = CliRunner().invoke(main, ["tests", "--repo", str(repo), "--run"])
+    assert r.exit_code == 0, r.output
+
+
+# --------------------------------------------------------------- determinism
+def test_two_runs_give_byte_identical_impact_json(repo, tmp_path):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    edit(repo, "pkg/core.py", "        self.count += step\n", "        self.count += step * 2\n")
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"out{i}"
+        r = invoke("analyze", "--repo", str(repo), "--out", str(out), "--as-of", "2030-01-01")
+        assert r.exit_code == 0
+        outs.append(out)
+    for name in ("impact.json", "changes.json", "test_map.txt"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()

@@ -1,0 +1,184 @@
+"""The before-state graph of a working-tree (or revision) change, as an in-memory overlay.
+
+When the change is the working tree, the index holds the *after* state. For most
+edits that is fine: the walk starts from entities that still exist and their
+callers' edges are unchanged. But when the change removes or renames
+definitions (a deleted function, a moved class, a deleted file), the references
+to them no longer resolve in the after state — exactly the sites the impact
+report must list. Then the changed files are re-extracted from their *before*
+text and every file whose resolution consulted them is re-resolved against
+that, in memory; the overlay answers graph queries for those files and defers to
+the store for everything else. Nothing is written to the index.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from impactlens.model import Edge, EdgeKind, Node, UnresolvedSite
+
+if TYPE_CHECKING:
+    from impactlens.api import Project
+    from impactlens.change.inputs import ProposedChange
+    from impactlens.index.store import Store
+
+__all__ = ["OverlayGraph", "defined_names", "overlay_for"]
+
+
+def defined_names(text: str | None) -> frozenset[str] | None:
+    """Dotted names a module defines (defs, classes, module/class bindings, imports);
+    ``None`` when the text does not parse (or is absent)."""
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    out: set[str] = set()
+
+    def visit(body: Iterable[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                out.add(prefix + node.name)
+            elif isinstance(node, ast.ClassDef):
+                out.add(prefix + node.name)
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            out.add(prefix + n.id)
+            elif isinstance(node, ast.Import | ast.ImportFrom) and not prefix:
+                for alias in node.names:
+                    out.add("import:" + (alias.asname or alias.name))
+            elif isinstance(node, ast.If | ast.Try | ast.With):
+                visit(getattr(node, "body", []), prefix)
+                visit(getattr(node, "orelse", []), prefix)
+
+    visit(tree.body, "")
+    return frozenset(out)
+
+
+def needs_overlay(change: ProposedChange) -> bool:
+    """Whether the after-state graph lacks definitions the before state had."""
+    for f in change.files:
+        if f.before is None:
+            continue  # an added file removes nothing
+        if f.after is None:
+            return True
+        before, after = defined_names(f.before), defined_names(f.after)
+        if before is None:
+            continue
+        if after is None or not before <= after:
+            return True
+    return False
+
+
+class OverlayGraph:
+    """A :class:`~impactlens.model.GraphView` = the store with some files' rows replaced."""
+
+    def __init__(self, store: Store, replaced: dict[str, Any]) -> None:
+        self._store = store
+        self._files = frozenset(replaced)
+        self._nodes: dict[str, list[Node]] = {}
+        self._by_file: dict[str, list[Node]] = {}
+        self._in: dict[str, list[Edge]] = {}
+        self._out: dict[str, list[Edge]] = {}
+        self._unresolved: list[UnresolvedSite] = []
+        for path, res in sorted(replaced.items()):
+            if res is None:
+                continue
+            for n in res.nodes:
+                self._nodes.setdefault(n.id, []).append(n)
+                self._by_file.setdefault(path, []).append(n)
+            for e in res.edges:
+                self._in.setdefault(e.dst, []).append(e)
+                self._out.setdefault(e.src, []).append(e)
+            self._unresolved.extend(res.unresolved)
+        for lst in self._by_file.values():
+            lst.sort(key=lambda n: (n.start_line, n.id))
+
+    def __getattr__(self, name: str) -> Any:  # anything else: the store's answer
+        return getattr(self._store, name)
+
+    def node(self, node_id: str) -> Node | None:
+        mine = self._nodes.get(node_id)
+        theirs = self._store.node(node_id)
+        if theirs is not None and theirs.file not in self._files:
+            if not mine:
+                return theirs
+            return min([theirs, *mine], key=lambda n: (n.file, n.start_line))
+        if mine:
+            return min(mine, key=lambda n: (n.file, n.start_line))
+        return None
+
+    def nodes_in_file(self, path: str) -> list[Node]:
+        if path in self._files:
+            return list(self._by_file.get(path, []))
+        return self._store.nodes_in_file(path)
+
+    @staticmethod
+    def _kinds(edges: list[Edge], kinds: frozenset[EdgeKind] | None) -> list[Edge]:
+        return [e for e in edges if not kinds or e.kind in kinds]
+
+    def in_edges(self, node_id: str, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]:
+        kept = [e for e in self._store.in_edges(node_id, kinds) if e.file not in self._files]
+        out = kept + self._kinds(self._in.get(node_id, []), kinds)
+        return sorted(out, key=lambda e: (e.src, e.kind.value, e.file, e.line))
+
+    def out_edges(self, node_id: str, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]:
+        kept = [e for e in self._store.out_edges(node_id, kinds) if e.file not in self._files]
+        out = kept + self._kinds(self._out.get(node_id, []), kinds)
+        return sorted(out, key=lambda e: (e.dst, e.kind.value, e.file, e.line))
+
+    def unresolved_sites(self) -> list[UnresolvedSite]:
+        kept = [u for u in self._store.unresolved_sites() if u.file not in self._files]
+        return sorted(kept + self._unresolved, key=lambda u: (u.file, u.line, u.scope, u.text))
+
+
+def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None:
+    """The before-state overlay, or ``None`` when the store already serves (see module doc)."""
+    if not needs_overlay(change):
+        return None
+    try:
+        from impactlens.index import discover
+        from impactlens.index.indexer import _Lookup
+        from impactlens.index.python import extract_file, resolve_file
+    except ImportError:  # pragma: no cover - the resolver is not built
+        return None
+    store = project.store
+    module_paths = dict(store.module_paths())
+    by_path: dict[str, Any] = {}
+    added: set[str] = set()
+    keys: set[str] = set()
+    for f in change.files:
+        module = project.module_of(f.path)
+        keys |= {"/" + f.path, module}
+        if f.before is None:
+            added.add(f.path)
+            by_path[f.path] = None
+            if module_paths.get(module) == f.path:
+                del module_paths[module]
+            continue
+        is_pkg = f.path.endswith("/__init__.py") or f.path == "__init__.py"
+        try:
+            facts = extract_file(f.path, f.before.encode("utf-8", "surrogateescape"), module,
+                                 discover.is_test_file(f.path), is_pkg)
+        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+            facts = None
+        by_path[f.path] = facts
+        module_paths.setdefault(module, f.path)
+    to_resolve = ({f.path for f in change.files} - added) | store.dependents_of_modules(keys)
+    to_resolve -= added
+    replaced: dict[str, Any] = {p: None for p in added}
+    for path in sorted(to_resolve):
+        facts = by_path[path] if path in by_path else store.facts(path)
+        if facts is None:
+            replaced[path] = None
+            continue
+        lookup = _Lookup(by_path, store, module_paths)
+        replaced[path] = resolve_file(facts, lookup)
+    return OverlayGraph(store, replaced)

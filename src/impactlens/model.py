@@ -334,6 +334,12 @@ class RankedMember:
     test_confidence: float
     hard: bool
 
+    def to_json(self) -> dict[str, object]:
+        return {"entity": self.entity, "distance": self.distance,
+                "admitting": list(self.admitting), "lex": self.lex,
+                "co_change_score": self.co_change_score,
+                "test_confidence": self.test_confidence, "member": self.hard}
+
 
 @dataclass(frozen=True, slots=True)
 class TriageEntry:
@@ -448,6 +454,7 @@ class ChangeImpact:
     change: AtomicChange
     walk: WalkResult
     entries: tuple[TriageEntry, ...]  # this change's triage (all buckets)
+    ranked: tuple[RankedMember, ...] = ()  # §3.6 ranked members (and soft-only candidates)
 
     def to_json(self) -> dict[str, object]:
         rel = self.walk.relations
@@ -461,6 +468,7 @@ class ChangeImpact:
             "omitted": self.walk.omitted,
             "obligations": sorted(e.entity for e in self.entries
                                   if e.bucket is not Bucket.LOW),
+            "ranked_members": [r.to_json() for r in self.ranked],
         }
 
 

@@ -23,9 +23,8 @@ from impactlens.settings import DEFAULT, Settings
 _DEF = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CONSTRUCTORS = frozenset({"__init__", "__new__"})
 # compound statements whose bodies are flattened into the enclosing module/class scope
-_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
-if hasattr(ast, "TryStar"):  # pragma: no branch
-    _COMPOUND = (*_COMPOUND, ast.TryStar)
+_COMPOUND = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor,
+             ast.While)
 
 # Precedence used when the 64-change cap must drop changes: structural changes survive.
 _CAP_PRIORITY = {
@@ -49,12 +48,12 @@ class _Entity:
     parent_key: tuple[object, ...] | None = None
 
 
-def _dump(node: ast.AST | list[ast.AST] | None) -> str:
+def _dump(node: ast.AST | Sequence[ast.AST] | None) -> str:
     if node is None:
         return ""
-    if isinstance(node, list):
-        return "[" + ", ".join(ast.dump(n) for n in node) + "]"
-    return ast.dump(node)
+    if isinstance(node, ast.AST):
+        return ast.dump(node)
+    return "[" + ", ".join(ast.dump(n) for n in node) + "]"
 
 
 def _parse(src: str, path: str, which: str) -> ast.Module:
@@ -376,12 +375,12 @@ def classify(before_src: str | None, after_src: str | None, path: str, module: s
                              kind="module", what=f"added module {module}")]
     b_ents = _collect(b_tree, len(b_lines))
     if a_tree is None:  # whole file deleted: the module and every definition in it
-        out = [AtomicChange(ChangeType.DELETE, qual(()), path, (1, max(len(b_lines), 1)),
+        gone = [AtomicChange(ChangeType.DELETE, qual(()), path, (1, max(len(b_lines), 1)),
                             kind="module", what=f"removed module {module}")]
         for ent in b_ents.values():
             if ent.kind in ("class", "def", "field"):
-                out.append(_deleted(ent, qual, path))
-        return cap_changes(_sorted(out), settings.max_atomic_changes)
+                gone.append(_deleted(ent, qual, path))
+        return cap_changes(_sorted(gone), settings.max_atomic_changes)
 
     a_ents = _collect(a_tree, len(a_lines))
     diff = _line_diff(b_lines, a_lines)

@@ -66,7 +66,7 @@ def build_dag(
     obliged = {e.entity for e in (*triage.must_inspect, *triage.may_impact)}
     batch_of = {m: b.batch_id for b in batches for m in b.members}
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
-    seed_change = {}
+    seed_change: dict[str, AtomicChange] = {}
     for c, _, s in walks:
         seed_change.setdefault(s, c)
 
@@ -112,13 +112,13 @@ def build_dag(
     nodes: list[DagNode] = []
     for n in order:
         node = graph.node(n)
-        change = seed_change.get(n)
-        sig = change.after_sig or change.before_sig if change is not None else ""
+        seeded = seed_change.get(n)
+        sig = (seeded.after_sig or seeded.before_sig) if seeded is not None else ""
         if node is not None:
             nodes.append(DagNode(n, node.kind.value, node.file, node.start_line,
                                  sig or node.signature, batch_of.get(n)))
-        elif change is not None:
-            nodes.append(DagNode(n, change.kind, change.file, change.line_range[0], sig,
+        elif seeded is not None:
+            nodes.append(DagNode(n, seeded.kind, seeded.file, seeded.line_range[0], sig,
                                  batch_of.get(n)))
         else:
             file = n.split("::", 1)[0] if "::" in n else ""

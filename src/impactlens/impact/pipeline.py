@@ -91,7 +91,7 @@ def run_pipeline(
         walks.append((ch, result, seed))
         tests.append(hits)
         per_entries.extend(entries)
-        per.append(ChangeImpact(ch, result, tuple(entries)))
+        per.append(ChangeImpact(ch, result, tuple(entries), tuple(ranked)))
 
     hidden = unanalyzable_hits(atomic, walks, unresolved, modules, module_of)
     tri = _promote_hidden(triage_stage.merge(per_entries), hidden)
@@ -229,10 +229,11 @@ def _promote_hidden(tri: Triage, hidden: Sequence[UnanalyzableHit]) -> Triage:
     low: list[TriageEntry] = []
     raised: list[TriageEntry] = []
     for e in tri.low_risk:
-        h = by_scope.get(e.entity)
-        if h is None:
+        hidden_site = by_scope.get(e.entity)
+        if hidden_site is None:
             low.append(e)
             continue
+        h = hidden_site
         raised.append(TriageEntry(
             e.entity, e.file, e.conf, e.reason + f"; un-analyzable {h.reason} site at "
             f"{h.file}:{h.line} may reach {h.affects} (invisible to static analysis)",

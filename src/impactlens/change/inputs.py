@@ -24,16 +24,7 @@ from pathlib import Path
 
 from impactlens.change import git
 from impactlens.errors import BadInputError
-
-try:  # the stage record lands in model.py (below the marker) with the impact pipeline
-    from impactlens.model import FileChange  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - until then, the same shape
-
-    @dataclass(frozen=True, slots=True)
-    class FileChange:  # type: ignore[no-redef]
-        path: str
-        before: str | None
-        after: str | None
+from impactlens.model import FileChange
 
 __all__ = [
     "ProposedChange",

@@ -84,16 +84,17 @@ class Graph:
         return self.add(node_id, NodeKind.TEST, **kw)  # type: ignore[arg-type]
 
     def edge(self, src: str, dst: str, kind: EdgeKind, *, line: int = 1, detail: str = "",
-             file: str | None = None) -> Edge:
+             file: str | None = None, resolution: Resolution = Resolution.EXACT) -> Edge:
         src_node = self.nodes.get(src)
         e = Edge(src=src, dst=dst, kind=kind,
                  file=file or (src_node.file if src_node else file_of(src)), line=line,
-                 resolution=Resolution.EXACT, detail=detail)
+                 resolution=resolution, detail=detail)
         self.edges.append(e)
         return e
 
-    def call(self, src: str, dst: str, line: int = 1, **detail: object) -> Edge:
-        return self.edge(src, dst, EdgeKind.CALL, line=line,
+    def call(self, src: str, dst: str, line: int = 1,
+             resolution: Resolution = Resolution.EXACT, **detail: object) -> Edge:
+        return self.edge(src, dst, EdgeKind.CALL, line=line, resolution=resolution,
                          detail=call_detail(**detail))  # type: ignore[arg-type]
 
     def new(self, src: str, cls: str, line: int = 1, **detail: object) -> Edge:

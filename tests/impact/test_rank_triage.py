@@ -14,7 +14,7 @@ from impactlens.impact.rank import Tokens, lex, rank, split_identifier
 from impactlens.impact.relations import select_relations
 from impactlens.impact.testmap import change_tests
 from impactlens.impact.walk import walk
-from impactlens.model import AtomicChange, Bucket, ChangeType, EdgeKind, Params
+from impactlens.model import AtomicChange, Bucket, ChangeType, EdgeKind, Params, Resolution
 from impactlens.settings import DEFAULT
 
 CT = ChangeType
@@ -206,6 +206,28 @@ def test_star_call_site_is_may_with_reason():
 def test_call_site_already_edited_by_the_change_is_not_a_proven_break(g):
     got = triage(g, sig_change(), edited={"app/views.py": frozenset({7})})
     assert got["app.views.login_view"][0] == "may_impact"
+
+
+def test_ambiguous_call_target_is_not_a_proven_break():
+    g = Graph()
+    g.method(SEED)
+    g.fn("app.x.duck", ids=("duck",))
+    g.call("app.x.duck", SEED, args=1, bound=True, resolution=Resolution.AMBIGUOUS)
+    assert triage(g, sig_change())["app.x.duck"][0] == "may_impact"
+    assert "ambiguous" in reasons(g, sig_change())["app.x.duck"]
+
+
+def test_delete_reference_edited_away_or_ambiguous_is_may():
+    g = Graph()
+    g.fn("app.m.gone")
+    g.fn("app.m.fixed", ids=("fixed",))
+    g.fn("app.m.duck", ids=("duck",))
+    g.call("app.m.fixed", "app.m.gone", line=12)
+    g.call("app.m.duck", "app.m.gone", resolution=Resolution.AMBIGUOUS)
+    got = triage(g, AtomicChange(CT.DELETE, "app.m.gone", "app/m.py", (1, 2)),
+                 edited={"app/m.py": frozenset({12})})
+    assert got["app.m.fixed"][0] == "may_impact"
+    assert got["app.m.duck"][0] == "may_impact"
 
 
 def test_delete_references_are_must_inspect():

@@ -29,6 +29,7 @@ from impactlens.model import (
     Params,
     RankedMember,
     Relation,
+    Resolution,
     TestImpact,
     Triage,
     TriageEntry,
@@ -117,6 +118,14 @@ def _sites(change: AtomicChange, seed: str, edges: Iterable[Edge]) -> list[tuple
     return out
 
 
+_REFERENCE_KINDS = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.IMPORT,
+                              EdgeKind.INSTANTIATE})
+
+
+def _edited(e: Edge, edited: Mapping[str, frozenset[int]] | None) -> bool:
+    return edited is not None and e.line in edited.get(e.file, frozenset())
+
+
 def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
                  edges: Sequence[Edge],
                  edited: Mapping[str, frozenset[int]] | None = None) -> tuple[str, str]:
@@ -126,10 +135,19 @@ def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
     refs = _REFERENCE.get(ct)
     if refs is not None:
         hit = sorted(r.value for r in relations if r in refs)
-        if hit:
-            what = "removed symbol" if ct is ChangeType.DELETE else "changed field"
-            return BREAK, f"references the {what} via {hit[0]}"
-        return NONE, ""
+        if not hit:
+            return NONE, ""
+        what = "removed symbol" if ct is ChangeType.DELETE else "changed field"
+        ref_edges = sorted((e for e in edges if e.kind in _REFERENCE_KINDS),
+                           key=lambda e: (e.file, e.line, e.kind.value))
+        for e in ref_edges:
+            if e.resolution is not Resolution.AMBIGUOUS and not _edited(e, edited):
+                return BREAK, f"references the {what} via {hit[0]} at {e.file}:{e.line}"
+        if ref_edges and all(_edited(e, edited) for e in ref_edges):
+            return UNKNOWN, "the referencing site is edited by this change; re-check it"
+        if ref_edges:
+            return UNKNOWN, f"may reference the {what} (ambiguous target); re-check it"
+        return BREAK, f"references the {what} via {hit[0]}"
     sites = _sites(change, seed, edges)
     if not sites:
         return NONE, ""
@@ -138,10 +156,14 @@ def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
     verdicts: list[tuple[int, str, str]] = []
     for e, inst in sorted(sites, key=lambda s: (s[0].file, s[0].line, s[0].detail)):
         where = f"{e.file}:{e.line}"
-        if edited is not None and e.line in edited.get(e.file, frozenset()):
+        if _edited(e, edited):
             verdicts.append((1, UNKNOWN, f"site {where} is edited by this change; re-check it"))
             continue
         ok, why = bind(change.after_params, e.detail, instantiation=inst)
+        if ok is False and e.resolution is Resolution.AMBIGUOUS:
+            verdicts.append((1, UNKNOWN, f"site {where} would not bind ({why}) but its "
+                                         "target is ambiguous; re-check it"))
+            continue
         if ok is False:
             verdicts.append((0, BREAK, f"{'instantiation' if inst else 'call'} at {where} "
                                        f"no longer binds: {why}"))

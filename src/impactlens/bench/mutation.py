@@ -151,8 +151,13 @@ def mutants(source: str, line: int, limit: int = MAX_MUTANTS) -> list[Mutant]:
             neg = "not" if isinstance(stmt, ast.If | ast.While) else "-"
             cands.append(("UOI", f"negate {ast.unparse(target)}", target,
                           f"({neg} ({ast.unparse(target)}))"))
+    # round-robin over operator classes so a small budget still covers each class
+    by_op: dict[str, list[tuple[str, str, ast.AST, str]]] = {}
+    for cand in cands:
+        by_op.setdefault(cand[0], []).append(cand)
+    ordered = [c for group in itertools.zip_longest(*by_op.values()) for c in group if c]
     out: list[Mutant] = []
-    for op, desc, node, text in cands:
+    for op, desc, node, text in ordered:
         new = _replace(lines, node, text)
         if new is None:
             continue

@@ -1,0 +1,171 @@
+"""Per-file facts: the compact, picklable result of one pass over a module's AST.
+
+Nothing here holds an AST object. Expressions are encoded as small tuples whose
+first item is a tag (see :data:`EXPR_TAGS`); resolution (``resolve.py``)
+evaluates them lazily against the facts of other modules.
+
+Expression encodings (``enc``)::
+
+    ("n", name, reach)      a name read; ``reach`` = ids of this scope's bindings
+                            that reach the read (empty: not bound locally on
+                            this path → enclosing scopes / module / builtins)
+    ("a", base, attr)       attribute of ``base`` (``getattr(x, "lit")`` too)
+    ("c", func)             the result of calling ``func``
+    ("sub", base, key)      ``base[key]``; ``key`` a literal str/int or None
+    ("sup", cls_sidx)       ``super()`` inside class scope ``cls_sidx``
+    ("ctype", enc)          ``type(x)``
+    ("k", typename)         an instance of a builtin type (literal, f-string...)
+    ("none",)               ``None``
+    ("sl", type, elems)     list/tuple/set display or comprehension (elements)
+    ("dl", keys, values)    dict display (keys: literal str or None)
+    ("it", enc)             an element obtained by iterating ``enc``
+    ("en", enc)             the value bound by ``with enc as x``
+    ("an", alts, sidx, v)   annotated: type alternatives ``alts`` evaluated in
+                            scope ``sidx``; ``v`` the assigned value or None
+    ("isi", encs)           narrowed by ``isinstance(x, encs)``: instance of any
+    ("or", encs)            any of (``a or b``, ``a if c else b``)
+    ("def", sidx)           the function defined by scope ``sidx``
+    ("cls", sidx)           the class defined by scope ``sidx``
+    ("imp", module)         ``import a.b as x`` → module ``a.b``
+    ("from", module, name)  ``from module import name``
+    ("self", cls_sidx)      first parameter of a method (an instance)
+    ("clsp", cls_sidx)      first parameter of a classmethod (the class)
+    ("p",)                  a parameter of unknown type
+    ("lam",)                a lambda
+    ("u",)                  unknown
+
+Annotation alternatives (inside ``("an", alts, ...)``)::
+
+    ("t", enc)              an instance of the class ``enc`` evaluates to
+    ("seq", alts)           an iterable of ``alts``
+    ("type", alts)          the class object itself (``type[X]``)
+    ("self",)               ``Self``
+    ("none",)               ``None``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from impactlens.model import Node, NodeKind
+
+# scope kinds
+MODULE, CLASS, FUNCTION = 0, 1, 2
+
+# binding kinds (5th item of a binding tuple)
+B_ASSIGN, B_DEF, B_CLASS, B_IMPORT, B_OTHER, B_PARAM = 0, 1, 2, 3, 4, 5
+
+# function flags
+F_PROPERTY = 1
+F_CLASSMETHOD = 2
+F_STATICMETHOD = 4
+F_OVERLOAD = 8
+F_ASYNC = 16
+F_GENERATOR = 32
+F_ABSTRACT = 64
+F_FIXTURE = 128
+F_CONTEXTMANAGER = 256
+# class flags
+C_DATACLASS = 1
+
+Enc = tuple[Any, ...]
+# a binding: (name, enc, line, end_line, kind)
+Binding = tuple[str, Enc, int, int, int]
+# a call site: (line, func_enc, nargs, kwnames, star, dstar, fargs, special)
+#   fargs: ((position:int | keyword:str, enc), ...) for Name/Attribute arguments
+#   special: None or (kind, literal_name | None, names) for getattr/eval/importlib/...
+CallSite = tuple[int, Enc, int, tuple[str, ...], bool, bool, tuple[Any, ...], Any]
+# a reference: (line, enc, access) with access "r" | "w" | "rw"
+Ref = tuple[int, Enc, str]
+
+
+@dataclass(slots=True)
+class Scope:
+    """One module, class or function body."""
+
+    kind: int
+    name: str
+    qual: str  # dotted id (tests get their pytest id at resolution)
+    parent: int  # index of the enclosing scope, -1 for the module
+    line: int  # first line (decorators included)
+    end: int
+    def_line: int = 0  # the `def` / `class` line itself
+    binds: list[Binding] = field(default_factory=list)
+    byname: dict[str, tuple[int, ...]] = field(default_factory=dict)  # all bindings per name
+    final: dict[str, tuple[int, ...]] = field(default_factory=dict)  # reach at the end
+    calls: list[CallSite] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    glob: frozenset[str] = frozenset()
+    decos: tuple[str, ...] = ()  # dotted decorator texts
+    flags: int = 0
+    # class scopes
+    bases: tuple[Enc, ...] = ()
+    inst: dict[str, list[tuple[Enc, int, int, int]]] = field(default_factory=dict)
+    # function scopes
+    params: tuple[tuple[str, int, bool], ...] = ()  # (name, kind, has_default); kind below
+    ret: Enc | None = None  # ("an", ...) return annotation
+    returns: list[Enc] = field(default_factory=list)
+    pcalls: dict[str, tuple[int, tuple[str, ...], bool, bool]] = field(default_factory=dict)
+    cls: int = -1  # enclosing class scope for methods
+    setter: int = -1  # property setter scope for a getter
+    # pytest
+    fixture: tuple[str, bool] | None = None  # (fixture name, autouse)
+    param_ids: tuple[str, ...] | None = None  # parametrize ids; None = not computable
+    parametrized: bool = False
+    usefixtures: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_make_scope, tuple(getattr(self, f) for f in _SCOPE_FIELDS))
+
+
+_SCOPE_FIELDS = tuple(f.name for f in fields(Scope))
+
+
+def _make_scope(*values: Any) -> Scope:
+    return Scope(*values)
+
+
+# parameter kinds
+P_POSONLY, P_POS, P_VARARG, P_KWONLY, P_VARKW = 0, 1, 2, 3, 4
+
+
+@dataclass(slots=True)
+class PyFileFacts:
+    """Everything one file contributes, independent of every other file."""
+
+    path: str
+    module: str
+    is_test: bool
+    is_package: bool
+    is_conftest: bool
+    # node rows: (id, kind, qualname, start, end, signature, decorators, parent, ids, strs,
+    # imports, scope index or -1) — plain tuples pickle fast; see :func:`make_node`
+    nodes: tuple[tuple[Any, ...], ...]
+    scopes: tuple[Scope, ...]
+    # import statements: (scope, line, module, name | None, alias | None)
+    imports: tuple[tuple[int, int, str, str | None, str | None], ...] = ()
+    stars: tuple[tuple[str, int], ...] = ()  # module-level `from m import *`
+    all_spec: tuple[Any, ...] | None = None  # __all__: str names and ("ref", enc) parts
+    mod_imports: tuple[str, ...] = ()
+    usefixtures: tuple[str, ...] = ()  # module pytestmark usefixtures
+    param_ids: tuple[str, ...] | None = ()  # module pytestmark parametrize ids
+    parametrized: bool = False
+    bad_relative: tuple[tuple[int, int, str], ...] = ()  # (scope, line, text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_make_facts, tuple(getattr(self, f) for f in _FACTS_FIELDS))
+
+
+_FACTS_FIELDS = tuple(f.name for f in fields(PyFileFacts))
+
+
+def _make_facts(*values: Any) -> PyFileFacts:
+    return PyFileFacts(*values)
+
+
+def make_node(row: tuple[Any, ...], path: str, params: tuple[str, ...] = ()) -> Node:
+    return Node(
+        id=row[0], kind=NodeKind(row[1]), qualname=row[2], file=path, start_line=row[3],
+        end_line=row[4], signature=row[5], decorators=row[6], parent=row[7], ids=row[8],
+        strs=row[9], imports=row[10], params=params)

@@ -1,0 +1,1430 @@
+"""Cross-file name and call resolution over :class:`PyFileFacts`.
+
+``resolve_file(facts, lookup)`` evaluates the file's encoded call sites and
+references against the facts of the modules it (transitively) names, which it
+obtains only through ``lookup`` — so the result depends on nothing else and an
+incremental re-resolution equals a full one. Everything is memoized inside one
+call only.
+
+Abstract values (``Val``)::
+
+    ("M", module)                    a module
+    ("C", module, sidx)              a class object
+    ("I", module, sidx)              an instance of that class
+    ("F", module, sidx, bound, recv) a function; bound: receiver supplies self/cls;
+                                     recv: (module, sidx) of the receiver class or None
+    ("X", dotted)                    something outside the repository
+    ("XI",)                          a value produced by external code
+    ("B", name)                      a builtin
+    ("K", typename)                  an instance of a builtin type
+    ("N",)                           None
+    ("SL", module, sidx, encs, recv) a sequence display (elements evaluated lazily)
+    ("SEQ", vals)                    an iterable of vals
+    ("DL", module, sidx, enc, recv)  a dict display
+    ("L",) lambda   ("G",) globals()  ("SUP", module, cls_sidx, recv) super()
+    ("U", reason)                    unknown: "recv" (no type), "name" (bound nowhere)
+
+Locations (resolved further with :meth:`_Resolver.deref`, and the reason for
+``use`` edges)::
+
+    ("V", module, name, bids)        a module-level variable (constant node)
+    ("FLD", module, cls_sidx, name)  a class or instance attribute (field node)
+    ("P", module, getter_sidx, recv) a property (reading calls the getter)
+
+Every lookup returns a list of candidates plus an ``inferred`` flag: True when
+a step relied on an annotation, a return-type inference or a field's assigned
+values rather than on names alone.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from functools import lru_cache
+from typing import Any, Protocol
+
+from impactlens.index.python.facts import (
+    B_CLASS,
+    B_DEF,
+    B_IMPORT,
+    CLASS,
+    F_CLASSMETHOD,
+    F_GENERATOR,
+    F_PROPERTY,
+    F_STATICMETHOD,
+    FUNCTION,
+    MODULE,
+    P_POS,
+    P_POSONLY,
+    Enc,
+    PyFileFacts,
+    Scope,
+    make_node,
+)
+from impactlens.model import (
+    Edge,
+    EdgeKind,
+    FileResolution,
+    Node,
+    Resolution,
+    UnresolvedReason,
+    UnresolvedSite,
+)
+
+Val = tuple[Any, ...]
+Items = list[Val]
+
+_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__",
+                                        "__path__", "__package__", "__loader__",
+                                        "__builtins__", "__debug__", "__annotations__"}
+_MODULE_ATTRS = {"__file__": "str", "__name__": "str", "__doc__": "str", "__package__": "str"}
+_BUILTIN_RESULT = {
+    "str": "str", "repr": "str", "format": "str", "ascii": "str", "chr": "str", "hex": "str",
+    "oct": "str", "bin": "str", "int": "int", "len": "int", "hash": "int", "ord": "int",
+    "id": "int", "abs": "int", "float": "float", "bool": "bool", "isinstance": "bool",
+    "issubclass": "bool", "callable": "bool", "hasattr": "bool", "all": "bool", "any": "bool",
+    "dict": "dict", "bytes": "bytes", "bytearray": "bytearray", "complex": "complex",
+    "object": "object", "range": "range", "slice": "slice", "memoryview": "memoryview",
+}
+_SEQ_BUILTINS = frozenset({"list", "sorted", "reversed", "tuple", "set", "frozenset", "iter"})
+_TESTCASE_BASES = ("TestCase", "IsolatedAsyncioTestCase")
+
+U_RECV: Val = ("U", "recv")
+U_NAME: Val = ("U", "name")
+XI: Val = ("XI",)
+NONE_V: Val = ("N",)
+LAM_V: Val = ("L",)
+_EMPTY: tuple[Items, bool] = ([], False)
+
+
+class ModuleLookup(Protocol):
+    """How resolution sees the rest of the repository (the indexer records every call)."""
+
+    def module(self, name: str) -> PyFileFacts | None: ...
+
+    def path(self, relpath: str) -> PyFileFacts | None: ...
+
+
+@lru_cache(maxsize=4096)
+def call_detail(args: int, kwargs: tuple[str, ...], star: bool, dstar: bool, bound: bool) -> str:
+    return json.dumps({"args": args, "kwargs": list(kwargs), "star": star, "dstar": dstar,
+                       "bound": bound}, separators=(",", ":"))
+
+
+@lru_cache(maxsize=4)
+def use_detail(access: str) -> str:
+    return json.dumps({"access": access}, separators=(",", ":"))
+
+
+def render(enc: Enc, depth: int = 0) -> str:
+    """Source-like text of an encoded expression (for unresolved sites)."""
+    if depth > 8:
+        return "..."
+    tag = enc[0]
+    if tag == "n":
+        return str(enc[1])
+    if tag == "a":
+        return render(enc[1], depth + 1) + "." + str(enc[2])
+    if tag == "c":
+        return render(enc[1], depth + 1) + "()"
+    if tag == "sub":
+        key = enc[2]
+        return render(enc[1], depth + 1) + ("[" + repr(key) + "]" if key is not None else "[...]")
+    if tag == "sup":
+        return "super()"
+    if tag == "k":
+        return "<" + str(enc[1]) + ">"
+    if tag == "glob":
+        return "globals()"
+    if tag == "imp":
+        return str(enc[1])
+    return "<expr>"
+
+
+RawEdge = tuple[str, str, EdgeKind, int, Resolution, str, Any]
+
+
+class _Sink:
+    """Collects raw edges for one scope evaluation."""
+
+    __slots__ = ("edges", "unresolved")
+
+    def __init__(self) -> None:
+        # (src, dst, kind, line, resolution, detail, target key (module, sidx) | None)
+        self.edges: list[RawEdge] = []
+        # (line, scope qualname, reason, text, names)
+        self.unresolved: list[tuple[int, str, UnresolvedReason, str, tuple[str, ...]]] = []
+
+
+class _Resolver:
+    def __init__(self, facts: PyFileFacts, lookup: ModuleLookup) -> None:
+        self.facts = facts
+        self.lookup = lookup
+        self._mods: dict[str, PyFileFacts | None] = {facts.module: facts}
+        self.sibling = facts.is_test or facts.is_conftest
+        self._mm: dict[tuple[str, str], Items | None] = {}
+        self._mm_busy: set[tuple[str, str]] = set()
+        self._bv: dict[tuple[Any, ...], tuple[Items, bool]] = {}
+        self._mro: dict[tuple[str, int], tuple[list[tuple[str, int]], str | None]] = {}
+        self._ret: dict[tuple[Any, ...], tuple[Items, bool]] = {}
+        self._fld: dict[tuple[str, int, str], tuple[Items, bool]] = {}
+        self._exports: dict[str, frozenset[str] | None] = {}
+        self._cattr: dict[tuple[Any, ...], tuple[Items, bool]] = {}
+        self._scope_edges: dict[tuple[Any, ...], _Sink] = {}
+        self.depth = 0
+
+    # --------------------------------------------------------------- modules
+    def mod(self, name: str) -> PyFileFacts | None:
+        try:
+            return self._mods[name]
+        except KeyError:
+            pass
+        f = self.lookup.module(name)
+        if f is None and self.sibling:
+            d = self.facts.path.rpartition("/")[0]
+            base = (d + "/" if d else "") + name.replace(".", "/")
+            f = self.lookup.path(base + ".py") or self.lookup.path(base + "/__init__.py")
+            if f is not None:
+                self._mods.setdefault(f.module, f)
+        self._mods[name] = f
+        return f
+
+    def module_member(self, modname: str, name: str) -> Items | None:
+        """Items for ``modname.name``; None when the module is not in the repository."""
+        key = (modname, name)
+        got = self._mm.get(key)
+        if got is not None or key in self._mm:
+            return got
+        mf = self.mod(modname)
+        if mf is None:
+            sub = self.mod(modname + "." + name)
+            res: Items | None = [("M", sub.module)] if sub is not None else None
+            self._mm[key] = res
+            return res
+        if key in self._mm_busy:
+            return []
+        self._mm_busy.add(key)
+        try:
+            res = self._module_member(mf, name)
+        finally:
+            self._mm_busy.discard(key)
+        self._mm[key] = res
+        return res
+
+    def _module_member(self, mf: PyFileFacts, name: str) -> Items:
+        sc0 = mf.scopes[0]
+        bids = sc0.final.get(name) or sc0.byname.get(name)
+        out: Items = []
+        if bids:
+            out = self._module_binding_items(mf, bids, name)
+            if out:
+                return out
+        for star, _line in reversed(mf.stars):
+            exp = self.exports(star)
+            if exp is None:
+                if self.mod(star) is None:
+                    return [("X", star + "." + name)]
+                continue
+            if name in exp:
+                got = self.module_member(star, name)
+                if got:
+                    return got
+        sub = self.mod(mf.module + "." + name)
+        if sub is not None:
+            return [("M", sub.module)]
+        if name in _MODULE_ATTRS:
+            return [("K", _MODULE_ATTRS[name])]
+        return out
+
+    def _module_binding_items(self, mf: PyFileFacts, bids: tuple[int, ...], name: str) -> Items:
+        sc0 = mf.scopes[0]
+        out: Items = []
+        assign: list[int] = []
+        for b in bids:
+            bind = sc0.binds[b]
+            k = bind[4]
+            if k == B_DEF or k == B_CLASS or k == B_IMPORT:
+                items, _inf = self.ev(mf, 0, bind[1], None)
+                for it in items:
+                    if it not in out:
+                        out.append(it)
+            else:
+                assign.append(b)
+        if assign:
+            out.append(("V", mf.module, name, tuple(assign)))
+        return out
+
+    def exports(self, modname: str) -> frozenset[str] | None:
+        """Names ``from modname import *`` binds; None if unknown (external)."""
+        if modname in self._exports:
+            return self._exports[modname]
+        self._exports[modname] = frozenset()  # cycle guard
+        mf = self.mod(modname)
+        res: frozenset[str] | None
+        if mf is None:
+            res = None
+        elif mf.all_spec is not None:
+            names: set[str] = set()
+            for part in mf.all_spec:
+                if isinstance(part, str):
+                    names.add(part)
+                elif part[0] == "ref":
+                    names |= self._all_ref(mf, part[1])
+            res = frozenset(names)
+        else:
+            names = {n for n in mf.scopes[0].byname if not n.startswith("_")}
+            for star, _l in mf.stars:
+                sub = self.exports(star)
+                if sub:
+                    names |= sub
+            res = frozenset(names)
+        self._exports[modname] = res
+        return res
+
+    def _all_ref(self, mf: PyFileFacts, enc: Enc) -> set[str]:
+        """Names in another module's ``__all__`` referenced from this ``__all__``."""
+        if enc[0] == "n":
+            sc0 = mf.scopes[0]
+            for b in sc0.byname.get(enc[1], ()):
+                benc = sc0.binds[b][1]
+                if benc[0] == "from" and benc[2] == "__all__":
+                    return set(self.exports(benc[1]) or ())
+        elif enc[0] == "a" and enc[2] == "__all__":
+            items, _ = self.ev(mf, 0, enc[1], None)
+            out: set[str] = set()
+            for it in items:
+                if it[0] == "M":
+                    out |= set(self.exports(it[1]) or ())
+            return out
+        return set()
+
+    # ------------------------------------------------------------ evaluation
+    def ev(self, mf: PyFileFacts, sidx: int, enc: Enc, recv: Any) -> tuple[Items, bool]:
+        """Candidates for an encoded expression (locations not dereferenced)."""
+        tag = enc[0]
+        if tag == "n":
+            return self.ev_name(mf, sidx, enc[1], enc[2], recv)
+        if tag == "a":
+            base, inf = self.ev(mf, sidx, enc[1], recv)
+            if not base:
+                return _EMPTY
+            items, inf2 = self.attr(base, enc[2])
+            return items, inf or inf2
+        if tag == "c":
+            return self.ev_call(mf, sidx, enc, recv)
+        if tag == "self":
+            return [("I", *(recv or (mf.module, enc[1])))], False
+        if tag == "an":
+            return self.ev_ann(mf, enc, recv)
+        if tag == "k":
+            return [("K", enc[1])], False
+        if tag == "none":
+            return [NONE_V], False
+        if tag == "def":
+            return [("F", mf.module, enc[1], False, None)], False
+        if tag == "cls":
+            return [("C", mf.module, enc[1])], False
+        if tag == "from":
+            got = self.module_member(enc[1], enc[2])
+            if got is None:
+                return [("X", enc[1] + "." + enc[2])], False
+            if not got:
+                return [U_NAME], False
+            return got, False
+        if tag == "imp":
+            name = enc[1]
+            if self.mod(name) is not None:
+                return [("M", self.mod(name).module)], False  # type: ignore[union-attr]
+            if self._is_namespace_pkg(mf, name):
+                return [("M", name)], False
+            return [("X", name)], False
+        if tag == "or":
+            out: Items = []
+            inf = False
+            for e in enc[1]:
+                items, i2 = self.ev(mf, sidx, e, recv)
+                inf = inf or i2
+                for it in items:
+                    if it not in out:
+                        out.append(it)
+            return out, inf
+        if tag == "sub":
+            return self.ev_sub(mf, sidx, enc, recv)
+        if tag == "it":
+            vals, inf = self.vals(mf, sidx, enc[1], recv)
+            return self.iterate(vals), inf
+        if tag == "en":
+            vals, inf = self.vals(mf, sidx, enc[1], recv)
+            return self.enter(vals), True if vals else inf
+        if tag == "isi":
+            out = []
+            for e in enc[1]:
+                vals, _ = self.vals(mf, sidx, e, recv)
+                for v in vals:
+                    t = v[0]
+                    if t == "C":
+                        out.append(("I", v[1], v[2]))
+                    elif t == "X" or t == "B":
+                        out.append(XI)
+            return out or [U_RECV], True
+        if tag == "clsp":
+            return [("C", *(recv or (mf.module, enc[1])))], False
+        if tag == "sup":
+            if enc[1] < 0:
+                return [U_RECV], False
+            return [("SUP", mf.module, enc[1], recv)], False
+        if tag == "ctype":
+            vals, inf = self.vals(mf, sidx, enc[1], recv)
+            out = []
+            for v in vals:
+                if v[0] == "I":
+                    out.append(("C", v[1], v[2]))
+                elif v[0] == "XI" or v[0] == "K":
+                    out.append(XI)
+                else:
+                    out.append(U_RECV)
+            return out, inf
+        if tag == "sl":
+            return [("SL", mf.module, sidx, enc[2], recv)], False
+        if tag == "dl":
+            return [("DL", mf.module, sidx, enc, recv)], False
+        if tag == "lam":
+            return [LAM_V], False
+        if tag == "glob":
+            return [("G",)], False
+        return [U_RECV], False
+
+    def _is_namespace_pkg(self, mf: PyFileFacts, top: str) -> bool:
+        for _s, _l, full, _n, _a in mf.imports:
+            if full.startswith(top + ".") and self.mod(full) is not None:
+                return True
+        return False
+
+    def vals(self, mf: PyFileFacts, sidx: int, enc: Enc, recv: Any) -> tuple[Items, bool]:
+        items, inf = self.ev(mf, sidx, enc, recv)
+        return self.deref(items, inf)
+
+    def deref(self, items: Items, inf: bool = False) -> tuple[Items, bool]:
+        """Replace locations by the values stored in them."""
+        for it in items:
+            t = it[0]
+            if t == "V" or t == "FLD" or t == "P":
+                break
+        else:
+            return items, inf
+        out: Items = []
+        for it in items:
+            t = it[0]
+            if t == "V":
+                got, i2 = self.variable_vals(it)
+            elif t == "FLD":
+                got, i2 = self.field_vals(it[1], it[2], it[3])
+            elif t == "P":
+                got, i2 = self.returns(it[1], it[2], it[3])
+                i2 = True
+            else:
+                if it not in out:
+                    out.append(it)
+                continue
+            inf = inf or i2
+            for g in got:
+                if g not in out:
+                    out.append(g)
+        return out, inf
+
+    def variable_vals(self, v: Val) -> tuple[Items, bool]:
+        mf = self.mod(v[1])
+        if mf is None:
+            return [U_RECV], False
+        out: Items = []
+        inf = False
+        for b in v[3]:
+            got, i2 = self.binding_vals(mf, 0, b, None)
+            inf = inf or i2
+            for g in got:
+                if g not in out:
+                    out.append(g)
+        return out, inf
+
+    def binding_vals(self, mf: PyFileFacts, sidx: int, bid: int, recv: Any) -> tuple[Items, bool]:
+        key = (mf.module, sidx, bid, recv)
+        got = self._bv.get(key)
+        if got is not None:
+            return got
+        self._bv[key] = ([], False)  # recursion guard
+        if self.depth > 50:
+            res: tuple[Items, bool] = ([U_RECV], False)
+        else:
+            self.depth += 1
+            try:
+                res = self.vals(mf, sidx, mf.scopes[sidx].binds[bid][1], recv)
+            finally:
+                self.depth -= 1
+        self._bv[key] = res
+        return res
+
+    def ev_name(self, mf: PyFileFacts, sidx: int, name: str, reach: Any,
+                recv: Any) -> tuple[Items, bool]:
+        scopes = mf.scopes
+        sc = scopes[sidx]
+        if reach:
+            if sc.kind == FUNCTION:
+                return self._local_vals(mf, sidx, reach, recv)
+            return self._scope_binding_items(mf, sidx, reach, name, recv)
+        s = sidx
+        first = True
+        while s >= 0:
+            sc = scopes[s]
+            if sc.kind == MODULE:
+                return self.module_name(mf, name)
+            if first or sc.kind == FUNCTION:
+                if not (sc.kind == FUNCTION and name in sc.glob):
+                    bids = sc.byname.get(name)
+                    if bids:
+                        if sc.kind == FUNCTION:
+                            return self._local_vals(mf, s, bids, recv)
+                        return self._scope_binding_items(mf, s, bids, name, recv)
+                elif first:
+                    return self.module_name(mf, name)
+            first = False
+            s = sc.parent
+        return [U_NAME], False
+
+    def _local_vals(self, mf: PyFileFacts, sidx: int, bids: Any, recv: Any) -> tuple[Items, bool]:
+        if len(bids) == 1:
+            return self.binding_vals(mf, sidx, bids[0], recv)
+        out: Items = []
+        inf = False
+        for b in bids:
+            got, i2 = self.binding_vals(mf, sidx, b, recv)
+            inf = inf or i2
+            for g in got:
+                if g not in out:
+                    out.append(g)
+        return out, inf
+
+    def _scope_binding_items(self, mf: PyFileFacts, sidx: int, bids: Any, name: str,
+                             recv: Any) -> tuple[Items, bool]:
+        """Bindings of a module or class scope: definitions, imports or locations."""
+        sc = mf.scopes[sidx]
+        out: Items = []
+        assign: list[int] = []
+        inf = False
+        for b in bids:
+            bind = sc.binds[b]
+            k = bind[4]
+            if k == B_DEF or k == B_CLASS or k == B_IMPORT:
+                got, i2 = self.ev(mf, sidx, bind[1], recv)
+                inf = inf or i2
+                for g in got:
+                    if g not in out:
+                        out.append(g)
+            else:
+                assign.append(b)
+        if assign:
+            if sc.kind == MODULE:
+                out.append(("V", mf.module, name, tuple(assign)))
+            else:
+                out.append(("FLD", mf.module, sidx, name))
+        return out, inf
+
+    def module_name(self, mf: PyFileFacts, name: str) -> tuple[Items, bool]:
+        """A name read at module level after the module ran (globals of functions)."""
+        key = (mf.module, name)
+        got = self._mm.get(key)
+        if got is None and key not in self._mm:
+            got = self.module_member(mf.module, name)
+        if got:
+            return got, False
+        if name in _BUILTINS:
+            return [("B", name)], False
+        return [U_NAME], False
+
+    def ev_call(self, mf: PyFileFacts, sidx: int, enc: Enc, recv: Any) -> tuple[Items, bool]:
+        fitems, inf = self.ev(mf, sidx, enc[1], recv)
+        fvals, inf = self.deref(fitems, inf)
+        out: Items = []
+        for v in fvals:
+            t = v[0]
+            if t == "F":
+                got, i2 = self.returns(v[1], v[2], v[4])
+                inf = inf or i2
+            elif t == "C":
+                got = [("I", v[1], v[2])]
+            elif t == "I":
+                got, i2 = self.call_instance(v)
+                inf = inf or i2
+            elif t == "X":
+                if len(enc) > 2 and v[1].rpartition(".")[2] in ("copy", "deepcopy"):
+                    got, _ = self.vals(mf, sidx, enc[2], recv)
+                else:
+                    got = [XI]
+            elif t == "XI":
+                got = [XI]
+            elif t == "B":
+                got = self.builtin_result(mf, sidx, v[1], enc, recv)
+            else:
+                got = [U_RECV]
+            for g in got:
+                if g not in out:
+                    out.append(g)
+        return out, inf
+
+    def builtin_result(self, mf: PyFileFacts, sidx: int, name: str, enc: Enc,
+                       recv: Any) -> Items:
+        k = _BUILTIN_RESULT.get(name)
+        if k is not None:
+            return [("K", k)]
+        if len(enc) > 2 and (name in _SEQ_BUILTINS or name == "next"):
+            vals, _ = self.vals(mf, sidx, enc[2], recv)
+            elems = self.iterate(vals)
+            if name == "next":
+                return elems
+            return [("SEQ", tuple(elems))]
+        if name == "open":
+            return [XI]
+        return [U_RECV]
+
+    def call_instance(self, v: Val) -> tuple[Items, bool]:
+        items, inf = self.class_attr((v[1], v[2]), "__call__", True)
+        out: Items = []
+        for it in items:
+            if it[0] == "F":
+                got, _ = self.returns(it[1], it[2], it[4])
+                out.extend(got)
+        return out or [U_RECV], True
+
+    def ev_sub(self, mf: PyFileFacts, sidx: int, enc: Enc, recv: Any) -> tuple[Items, bool]:
+        vals, inf = self.vals(mf, sidx, enc[1], recv)
+        key = enc[2]
+        out: Items = []
+        for v in vals:
+            t = v[0]
+            if t == "C":
+                out.append(v)  # Generic[T] alias
+            elif t == "DL" and isinstance(key, str):
+                dl = v[3]
+                dmf = self.mod(v[1])
+                if dmf is not None and key in dl[1]:
+                    got, _ = self.vals(dmf, v[2], dl[2][dl[1].index(key)], v[4])
+                    out.extend(got)
+                else:
+                    out.append(U_RECV)
+            elif t == "SL" or t == "SEQ":
+                out.extend(self.iterate([v]))
+            elif t == "K" and v[1] in ("str", "bytes"):
+                out.append(v)
+            elif t == "X" or t == "XI" or t == "K":
+                out.append(U_RECV)
+            else:
+                out.append(U_RECV)
+        return out, inf
+
+    def iterate(self, vals: Items) -> Items:
+        out: Items = []
+        for v in vals:
+            t = v[0]
+            if t == "SL":
+                smf = self.mod(v[1])
+                if smf is None:
+                    continue
+                for e in v[3]:
+                    got, _ = self.vals(smf, v[2], e, v[4])
+                    for g in got:
+                        if g not in out:
+                            out.append(g)
+            elif t == "SEQ":
+                for g in v[1]:
+                    if g not in out:
+                        out.append(g)
+            elif t == "K" and v[1] in ("str",):
+                out.append(v)
+            elif t == "DL":
+                out.append(("K", "str"))
+            elif t == "I":
+                got, _ = self.class_attr((v[1], v[2]), "__iter__", True)
+                res: Items = []
+                for it in got:
+                    if it[0] == "F":
+                        r, _ = self.returns(it[1], it[2], it[4])
+                        for x in r:
+                            if x[0] == "SEQ":
+                                res.extend(x[1])
+                            elif x[0] == "I" and (x[1], x[2]) == (v[1], v[2]):
+                                continue
+                            else:
+                                res.append(U_RECV)
+                out.extend(res or [U_RECV])
+            elif t == "N":
+                continue
+            else:
+                out.append(U_RECV)
+        return out
+
+    def enter(self, vals: Items) -> Items:
+        out: Items = []
+        for v in vals:
+            t = v[0]
+            if t == "I":
+                got, _ = self.class_attr((v[1], v[2]), "__enter__", True)
+                if not got:
+                    got, _ = self.class_attr((v[1], v[2]), "__aenter__", True)
+                res: Items = []
+                for it in got:
+                    if it[0] == "F":
+                        r, _ = self.returns(it[1], it[2], it[4])
+                        res.extend(r)
+                    else:
+                        res.append(U_RECV if it[0] == "U" else XI)
+                out.extend(res or [U_RECV])
+            elif t == "SEQ":
+                out.extend(v[1])  # @contextmanager def f() -> Iterator[T]
+            elif t == "XI" or t == "X":
+                out.append(XI)
+            else:
+                out.append(U_RECV)
+        return out
+
+    def ev_ann(self, mf: PyFileFacts, enc: Enc, recv: Any) -> tuple[Items, bool]:
+        alts, ctx, value = enc[1], enc[2], enc[3]
+        out = self.ann_vals(mf, ctx, alts, recv)
+        if not out or all(o[0] == "U" for o in out):
+            if value is not None:
+                got, _ = self.vals(mf, ctx, value, recv)
+                return got, True
+        return out, True
+
+    def ann_vals(self, mf: PyFileFacts, ctx: int, alts: tuple[Enc, ...], recv: Any) -> Items:
+        out: Items = []
+        for a in alts:
+            t = a[0]
+            if t == "t":
+                vals, _ = self.vals(mf, ctx, a[1], recv)
+                for v in vals:
+                    vt = v[0]
+                    if vt == "C":
+                        out.append(("I", v[1], v[2]))
+                    elif vt == "X" or vt == "B" or vt == "XI":
+                        out.append(XI)
+                    elif vt == "U":
+                        out.append(v)
+            elif t == "none":
+                out.append(NONE_V)
+            elif t == "seq":
+                out.append(("SEQ", tuple(self.ann_vals(mf, ctx, a[1], recv))))
+            elif t == "type":
+                for v in self.ann_vals(mf, ctx, a[1], recv):
+                    if v[0] == "I":
+                        out.append(("C", v[1], v[2]))
+            elif t == "self":
+                if recv is not None:
+                    out.append(("I", *recv))
+                else:
+                    s = mf.scopes[ctx]
+                    if s.kind == CLASS:
+                        out.append(("I", mf.module, ctx))
+        return out
+
+    # ------------------------------------------------------------ attributes
+    def attr(self, base: Items, name: str) -> tuple[Items, bool]:
+        base, inf = self.deref(base)
+        out: Items = []
+        for v in base:
+            t = v[0]
+            if t == "M":
+                got = self.module_member(v[1], name)
+                if got is None:
+                    got = [("X", v[1] + "." + name)]
+                elif not got:
+                    got = [U_NAME]
+            elif t == "I":
+                got, i2 = self.class_attr((v[1], v[2]), name, True)
+                inf = inf or i2
+            elif t == "C":
+                got, i2 = self.class_attr((v[1], v[2]), name, False)
+                inf = inf or i2
+            elif t == "SUP":
+                got, i2 = self.super_attr(v, name)
+            elif t == "X":
+                got = [("X", v[1] + "." + name)]
+            elif t == "XI" or t == "K" or t == "SL" or t == "SEQ" or t == "DL" or t == "B":
+                got = [XI]
+            elif t == "F":
+                got = [XI]  # function attributes (decorator-added): outside the repo
+            elif t == "N":
+                continue
+            elif t == "U":
+                got = [v]
+            else:
+                got = [U_RECV]
+            for g in got:
+                if g not in out:
+                    out.append(g)
+        return out, inf
+
+    def mro(self, ck: tuple[str, int]) -> tuple[list[tuple[str, int]], str | None]:
+        """C3 linearization of repo classes; second item: "external" / "unknown" gaps."""
+        got = self._mro.get(ck)
+        if got is not None:
+            return got
+        self._mro[ck] = ([ck], "unknown")  # cycle guard
+        mf = self.mod(ck[0])
+        if mf is None:
+            res: tuple[list[tuple[str, int]], str | None] = ([ck], "unknown")
+            self._mro[ck] = res
+            return res
+        sc = mf.scopes[ck[1]]
+        gap: str | None = None
+        seqs: list[list[tuple[str, int]]] = []
+        direct: list[tuple[str, int]] = []
+        for benc in sc.bases:
+            vals, _ = self.vals(mf, sc.parent, benc, None)
+            found = False
+            for v in vals:
+                if v[0] == "C":
+                    bk = (v[1], v[2])
+                    if bk not in direct and bk != ck:
+                        direct.append(bk)
+                        bm, bgap = self.mro(bk)
+                        seqs.append(list(bm))
+                        if bgap == "unknown" or gap is None:
+                            gap = bgap or gap
+                    found = True
+                elif v[0] == "B":
+                    if v[1] != "object":
+                        gap = gap or "external"
+                    found = True
+                elif v[0] == "X" or v[0] == "XI":
+                    gap = gap or "external"
+                    found = True
+            if not found:
+                gap = "unknown"
+        seqs.append(list(direct))
+        res = ([ck, *_c3(seqs)], gap)
+        self._mro[ck] = res
+        return res
+
+    def class_attr(self, ck: tuple[str, int], name: str, on_instance: bool,
+                   start: int = 0, recv: Any = None) -> tuple[Items, bool]:
+        key = (ck, name, on_instance, start, recv)
+        got = self._cattr.get(key)
+        if got is not None:
+            return got
+        self._cattr[key] = ([], False)
+        res = self._class_attr(ck, name, on_instance, start, recv or ck)
+        self._cattr[key] = res
+        return res
+
+    def _class_attr(self, ck: tuple[str, int], name: str, on_instance: bool, start: int,
+                    recv: tuple[str, int]) -> tuple[Items, bool]:
+        order, gap = self.mro(ck)
+        if name == "__class__" and on_instance:
+            return [("C", *recv)], False
+        for k in order[start:]:
+            mf = self.mod(k[0])
+            if mf is None:
+                continue
+            sc = mf.scopes[k[1]]
+            bids = sc.final.get(name) or sc.byname.get(name)
+            if bids:
+                return self._class_member(mf, k, sc, bids, name, on_instance, recv), False
+            if on_instance and name in sc.inst:
+                return [("FLD", k[0], k[1], name)], False
+        if gap == "external":
+            return [XI], False
+        if gap == "unknown":
+            return [U_RECV], False
+        if name.startswith("__") and name.endswith("__"):
+            return [XI], False  # object's own dunders
+        return [U_NAME], False
+
+    def _class_member(self, mf: PyFileFacts, k: tuple[str, int], sc: Scope, bids: Any,
+                      name: str, on_instance: bool, recv: tuple[str, int]) -> Items:
+        out: Items = []
+        assign = False
+        for b in bids:
+            bind = sc.binds[b]
+            kind = bind[4]
+            if kind == B_DEF:
+                fs = bind[1][1]
+                fl = mf.scopes[fs].flags
+                if fl & F_PROPERTY:
+                    out.append(("P", mf.module, fs, recv) if on_instance
+                               else ("F", mf.module, fs, False, recv))
+                elif fl & F_STATICMETHOD:
+                    out.append(("F", mf.module, fs, False, None))
+                elif fl & F_CLASSMETHOD:
+                    out.append(("F", mf.module, fs, True, recv))
+                else:
+                    out.append(("F", mf.module, fs, on_instance, recv))
+            elif kind == B_CLASS or kind == B_IMPORT:
+                got, _ = self.ev(mf, k[1], bind[1], None)
+                out.extend(got)
+            else:
+                assign = True
+        if assign:
+            out.append(("FLD", k[0], k[1], name))
+        return out
+
+    def super_attr(self, v: Val, name: str) -> tuple[Items, bool]:
+        cls_key = (v[1], v[2])
+        recv = v[3] or cls_key
+        order, _gap = self.mro(recv)
+        try:
+            pos = order.index(cls_key) + 1
+        except ValueError:
+            order, _gap = self.mro(cls_key)
+            pos = 1
+            recv = cls_key
+        items, inf = self.class_attr(recv, name, True, pos, recv)
+        return items, inf
+
+    def field_vals(self, modname: str, csidx: int, name: str) -> tuple[Items, bool]:
+        key = (modname, csidx, name)
+        got = self._fld.get(key)
+        if got is not None:
+            return got
+        self._fld[key] = ([], True)
+        mf = self.mod(modname)
+        if mf is None:
+            return [U_RECV], True
+        sc = mf.scopes[csidx]
+        encs: list[tuple[int, Enc]] = []
+        for b in sc.byname.get(name, ()):
+            encs.append((csidx, sc.binds[b][1]))
+        for enc, _l, _e, msidx in sc.inst.get(name, ()):
+            encs.append((msidx, enc))
+        annotated = [(s, e) for s, e in encs if e[0] == "an"]
+        use = annotated or encs
+        out: Items = []
+        for s, e in use:
+            vals, _ = self.vals(mf, s, e, None)
+            for v in vals:
+                if v not in out:
+                    out.append(v)
+        res = (out, True)
+        self._fld[key] = res
+        return res
+
+    def returns(self, modname: str, fsidx: int, recv: Any) -> tuple[Items, bool]:
+        key = (modname, fsidx, recv)
+        got = self._ret.get(key)
+        if got is not None:
+            return got
+        self._ret[key] = ([], True)
+        mf = self.mod(modname)
+        if mf is None:
+            return [U_RECV], True
+        sc = mf.scopes[fsidx]
+        out: Items = []
+        if self.depth > 40:
+            res: tuple[Items, bool] = ([U_RECV], True)
+        else:
+            self.depth += 1
+            try:
+                if sc.ret is not None:
+                    out, _ = self.vals(mf, fsidx, sc.ret, recv)
+                elif sc.flags & F_GENERATOR:
+                    out = [U_RECV]
+                elif not sc.returns:
+                    out = [NONE_V]
+                else:
+                    for e in sc.returns:
+                        vals, _ = self.vals(mf, fsidx, e, recv)
+                        for v in vals:
+                            if v not in out:
+                                out.append(v)
+            finally:
+                self.depth -= 1
+            res = (out, True)
+        self._ret[key] = res
+        return res
+
+
+def _c3(seqs: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    seqs = [list(s) for s in seqs if s]
+    while seqs:
+        for s in seqs:
+            head = s[0]
+            if not any(head in other[1:] for other in seqs):
+                break
+        else:
+            # inconsistent hierarchy: fall back to depth-first order
+            for s in seqs:
+                for c in s:
+                    if c not in out:
+                        out.append(c)
+            return out
+        out.append(head)
+        seqs = [[c for c in s if c != head] for s in seqs]
+        seqs = [s for s in seqs if s]
+    return out
+
+
+_SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
+                "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
+                "teardown_method", "teardown_class", "teardown")
+_RES_RANK = {Resolution.EXACT: 0, Resolution.INFERRED: 1, Resolution.AMBIGUOUS: 2}
+
+
+class _Sites(_Resolver):
+    """Site resolution and edge emission on top of the evaluator."""
+
+    # ------------------------------------------------------------------ ids
+    def scope_id(self, modname: str, sidx: int) -> str:
+        mf = self.mod(modname)
+        if mf is None:
+            return modname
+        return mf.scopes[sidx].qual
+
+    def item_id(self, it: Val) -> str | None:
+        t = it[0]
+        if t == "F" or t == "C" or t == "P":
+            return self.scope_id(it[1], it[2])
+        if t == "V":
+            return it[1] + "." + it[2]
+        if t == "FLD":
+            return self.scope_id(it[1], it[2]) + "." + it[3]
+        if t == "M":
+            return str(it[1])
+        return None
+
+    # ---------------------------------------------------------------- calls
+    def resolve_call(self, mf: PyFileFacts, sidx: int, site: Any, src: str, sink: _Sink,
+                     recv: Any) -> None:
+        line, fenc, nargs, kws, star, dstar, fargs, special = site
+        qual = mf.scopes[sidx].qual
+        if special is not None:
+            kind = special[0]
+            if kind == "importlib" and special[1] is not None:
+                return
+            reason = {"getattr": UnresolvedReason.DYNAMIC_GETATTR,
+                      "eval": UnresolvedReason.EVAL,
+                      "importlib": UnresolvedReason.IMPORTLIB,
+                      "globals": UnresolvedReason.GLOBALS}[kind]
+            text = (render(fenc) + "(...)") if kind != "globals" else render(fenc)
+            sink.unresolved.append((line, qual, reason, text[:160], tuple(special[2])))
+            return
+        tag = fenc[0]
+        if tag == "sub":
+            if fenc[1][0] == "glob":
+                return
+            if not isinstance(fenc[2], str) or not self._dict_key_known(mf, sidx, fenc, recv):
+                names = self._registry_names(mf, sidx, fenc[1], recv)
+                sink.unresolved.append((line, qual, UnresolvedReason.REGISTRY_DISPATCH,
+                                        (render(fenc) + "(...)")[:160], names))
+                return
+        items, inf = self.ev(mf, sidx, fenc, recv)
+        self._emit_callee(mf, sidx, items, inf, site, src, sink, recv)
+
+    def _dict_key_known(self, mf: PyFileFacts, sidx: int, fenc: Enc, recv: Any) -> bool:
+        vals, _ = self.vals(mf, sidx, fenc[1], recv)
+        return bool(vals) and all(v[0] == "DL" and fenc[2] in v[3][1] for v in vals)
+
+    def _registry_names(self, mf: PyFileFacts, sidx: int, base: Enc,
+                        recv: Any) -> tuple[str, ...]:
+        names: list[str] = []
+        if base[0] == "n":
+            names.append(base[1])
+        elif base[0] == "a":
+            names.append(base[2])
+        vals, _ = self.vals(mf, sidx, base, recv)
+        for v in vals:
+            members: list[Val] = []
+            if v[0] == "DL":
+                dmf = self.mod(v[1])
+                if dmf is not None:
+                    for e in v[3][2]:
+                        got, _ = self.ev(dmf, v[2], e, v[4])
+                        members.extend(got)
+            elif v[0] == "SL":
+                dmf = self.mod(v[1])
+                if dmf is not None:
+                    for e in v[3]:
+                        got, _ = self.ev(dmf, v[2], e, v[4])
+                        members.extend(got)
+            for m in members:
+                if m[0] in ("F", "C"):
+                    i = self.item_id(m)
+                    if i and i not in names:
+                        names.append(i)
+        return tuple(names[:32])
+
+    def _emit_callee(self, mf: PyFileFacts, sidx: int, items: Items, inf: bool, site: Any,
+                     src: str, sink: _Sink, recv: Any) -> None:
+        line, fenc, nargs, kws, star, dstar, fargs, _special = site
+        pending: list[tuple[str, str, EdgeKind, bool, Any, str]] = []  # dst, primary, kind...
+        primaries: list[str] = []
+        unknown: str | None = None
+        external = False
+        work = list(items)
+        seen: set[Val] = set()
+        steps = 0
+        while work and steps < 64:
+            steps += 1
+            it = work.pop(0)
+            if it in seen:
+                continue
+            seen.add(it)
+            t = it[0]
+            if t == "F":
+                fid = self.scope_id(it[1], it[2])
+                pending.append((fid, fid, EdgeKind.CALL, bool(it[3]), (it[1], it[2]), ""))
+                if fid not in primaries:
+                    primaries.append(fid)
+            elif t == "C":
+                cid = self.scope_id(it[1], it[2])
+                pending.append((cid, cid, EdgeKind.INSTANTIATE, True, (it[1], it[2]), ""))
+                if cid not in primaries:
+                    primaries.append(cid)
+                init, _ = self.class_attr((it[1], it[2]), "__init__", True)
+                for f in init:
+                    if f[0] == "F":
+                        pending.append((self.scope_id(f[1], f[2]), cid, EdgeKind.CALL, True,
+                                        (f[1], f[2]), ""))
+            elif t == "I":
+                got, _ = self.class_attr((it[1], it[2]), "__call__", True)
+                inf = True
+                for f in got:
+                    if f[0] == "F":
+                        fid = self.scope_id(f[1], f[2])
+                        pending.append((fid, fid, EdgeKind.CALL, True, (f[1], f[2]), ""))
+                        if fid not in primaries:
+                            primaries.append(fid)
+                    elif f[0] == "U":
+                        unknown = unknown or f[1]
+                    elif f[0] in ("X", "XI"):
+                        external = True
+            elif t == "V" or t == "FLD":
+                dst = self.item_id(it)
+                if dst:
+                    sink.edges.append((src, dst, EdgeKind.USE, line, Resolution.INFERRED
+                                       if inf else Resolution.EXACT, use_detail("read"), None))
+                got, _ = self.deref([it])
+                inf = True
+                work.extend(got)
+            elif t == "P":
+                gid = self.scope_id(it[1], it[2])
+                sink.edges.append((src, gid, EdgeKind.CALL, line, Resolution.INFERRED if inf
+                                   else Resolution.EXACT, call_detail(0, (), False, False, True),
+                                   (it[1], it[2])))
+                got, _ = self.returns(it[1], it[2], it[3])
+                inf = True
+                work.extend(got)
+            elif t == "X" or t == "XI":
+                external = True
+            elif t == "U":
+                if unknown != "recv":
+                    unknown = it[1]
+            elif t == "L" or t == "B":
+                continue
+        res = (Resolution.AMBIGUOUS if len(primaries) > 1 else
+               Resolution.INFERRED if inf else Resolution.EXACT)
+        qual = mf.scopes[sidx].qual
+        for dst, _prim, kind, bound, tk, _x in pending:
+            sink.edges.append((src, dst, kind, line, res,
+                               call_detail(nargs, kws, star, dstar, bound), tk))
+        if pending and fargs:
+            self._passed_functions(mf, sidx, pending, fargs, src, line, sink, recv)
+        tag = fenc[0]
+        if not pending:
+            if unknown == "name":
+                sink.unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                                        (render(fenc) + "(...)")[:160], _site_names(fenc)))
+            elif unknown is not None:
+                sink.unresolved.append((line, qual, UnresolvedReason.UNKNOWN_RECEIVER,
+                                        (render(fenc) + "(...)")[:160], _site_names(fenc)))
+            elif external and tag == "a":
+                sink.unresolved.append((line, qual, UnresolvedReason.EXTERNAL,
+                                        (render(fenc) + "(...)")[:160], _site_names(fenc)))
+        elif unknown == "recv":
+            sink.unresolved.append((line, qual, UnresolvedReason.UNKNOWN_RECEIVER,
+                                    (render(fenc) + "(...)")[:160], _site_names(fenc)))
+
+    def _passed_functions(self, mf: PyFileFacts, sidx: int, pending: list[Any],
+                          fargs: tuple[Any, ...], src: str, line: int, sink: _Sink,
+                          recv: Any) -> None:
+        """``run(helper)`` where ``run`` calls its parameter: src (inferred) calls helper."""
+        for _dst, _prim, kind, bound, tk, _x in pending:
+            if kind != EdgeKind.CALL or tk is None:
+                continue
+            cmf = self.mod(tk[0])
+            if cmf is None:
+                continue
+            cs = cmf.scopes[tk[1]]
+            if not cs.pcalls:
+                continue
+            for pos, aenc in fargs:
+                pname = None
+                if isinstance(pos, int):
+                    idx = pos + (1 if bound else 0)
+                    if idx < len(cs.params) and cs.params[idx][1] in (P_POSONLY, P_POS):
+                        pname = cs.params[idx][0]
+                else:
+                    for p in cs.params:
+                        if p[0] == pos:
+                            pname = pos
+                if pname is None or pname not in cs.pcalls:
+                    continue
+                n, kw, st, dst_ = cs.pcalls[pname]
+                vals, _ = self.vals(mf, sidx, aenc, recv)
+                for v in vals:
+                    if v[0] == "F":
+                        sink.edges.append((src, self.scope_id(v[1], v[2]), EdgeKind.CALL, line,
+                                           Resolution.INFERRED, call_detail(n, kw, st, dst_,
+                                                                            bool(v[3])),
+                                           (v[1], v[2])))
+                    elif v[0] == "C":
+                        sink.edges.append((src, self.scope_id(v[1], v[2]),
+                                           EdgeKind.INSTANTIATE, line, Resolution.INFERRED,
+                                           call_detail(n, kw, st, dst_, True), (v[1], v[2])))
+
+    # ----------------------------------------------------------------- refs
+    def ref_items(self, mf: PyFileFacts, sidx: int, name: str, reach: Any) -> Items:
+        """What a name read denotes, or [] when it is a local/closure variable."""
+        scopes = mf.scopes
+        sc = scopes[sidx]
+        if reach:
+            if sc.kind == FUNCTION:
+                return []
+            items, _ = self._scope_binding_items(mf, sidx, reach, name, None)
+            return items
+        s = sidx
+        first = True
+        while s >= 0:
+            sc = scopes[s]
+            if sc.kind == MODULE:
+                items, _ = self.module_name(mf, name)
+                return items
+            if first or sc.kind == FUNCTION:
+                if not (sc.kind == FUNCTION and name in sc.glob):
+                    bids = sc.byname.get(name)
+                    if bids:
+                        if sc.kind == FUNCTION:
+                            return []
+                        items, _ = self._scope_binding_items(mf, s, bids, name, None)
+                        return items
+                elif first:
+                    items, _ = self.module_name(mf, name)
+                    return items
+            first = False
+            s = sc.parent
+        return []
+
+    def resolve_ref(self, mf: PyFileFacts, sidx: int, ref: Any, src: str, sink: _Sink,
+                    recv: Any) -> None:
+        line, enc, access = ref
+        tag = enc[0]
+        inf = False
+        if tag == "n":
+            items = self.ref_items(mf, sidx, enc[1], enc[2])
+        elif tag == "a":
+            base, inf = self.ev(mf, sidx, enc[1], recv)
+            if not base:
+                return
+            items, inf2 = self.attr(base, enc[2])
+            inf = inf or inf2
+        else:
+            return
+        if not items:
+            return
+        nprim = sum(1 for it in items if it[0] in ("V", "FLD", "P", "F", "C"))
+        res = (Resolution.AMBIGUOUS if nprim > 1 else
+               Resolution.INFERRED if inf else Resolution.EXACT)
+        for it in items:
+            t = it[0]
+            if t == "V" or t == "FLD":
+                dst = self.item_id(it)
+                if dst is None:
+                    continue
+                if access == "rw":
+                    sink.edges.append((src, dst, EdgeKind.USE, line, res, use_detail("read"), None))
+                    sink.edges.append((src, dst, EdgeKind.USE, line, res, use_detail("write"),
+                                       None))
+                else:
+                    sink.edges.append((src, dst, EdgeKind.USE, line, res,
+                                       use_detail("read" if access == "r" else "write"), None))
+            elif t == "P":
+                gmf = self.mod(it[1])
+                if gmf is None:
+                    continue
+                gid = gmf.scopes[it[2]].qual
+                if "r" in access:
+                    sink.edges.append((src, gid, EdgeKind.CALL, line, res,
+                                       call_detail(0, (), False, False, True), (it[1], it[2])))
+                if "w" in access:
+                    setter = gmf.scopes[it[2]].setter
+                    tk = (it[1], setter if setter >= 0 else it[2])
+                    sink.edges.append((src, gid, EdgeKind.CALL, line, res,
+                                       call_detail(1, (), False, False, True), tk))
+            elif (t == "F" or t == "C") and access == "r":
+                dst = self.item_id(it)
+                if dst is not None:
+                    sink.edges.append((src, dst, EdgeKind.USE, line, res, use_detail("ref"), None))
+
+    # ---------------------------------------------------------------- scopes
+    def scope_sink(self, modname: str, sidx: int, recv: Any, src: str = "") -> _Sink:
+        """Resolved edges of one scope (memoized; foreign scopes for fixtures/helpers)."""
+        key = (modname, sidx, recv)
+        got = self._scope_edges.get(key)
+        if got is not None:
+            return got
+        sink = _Sink()
+        self._scope_edges[key] = sink
+        mf = self.mod(modname)
+        if mf is None:
+            return sink
+        sc = mf.scopes[sidx]
+        for site in sc.calls:
+            self.resolve_call(mf, sidx, site, src, sink, recv)
+        for ref in sc.refs:
+            if ref[2] != "w" or ref[1][0] == "a":
+                self.resolve_ref(mf, sidx, ref, src, sink, recv)
+        return sink
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> FileResolution:
+        f = self.facts
+        path = f.path
+        scopes = f.scopes
+        src_ids = [sc.qual for sc in scopes]
+        from impactlens.index.python.testdisc import TestDiscovery
+
+        disc = TestDiscovery(self)
+        disc.discover()
+        for sidx, tid in disc.own.items():
+            src_ids[sidx] = tid
+        raw: list[RawEdge] = []
+        unresolved: list[tuple[int, str, UnresolvedReason, str, tuple[str, ...]]] = []
+        for sidx in range(len(scopes)):
+            sink = self.scope_sink(f.module, sidx, None, src_ids[sidx])
+            raw.extend(sink.edges)
+            unresolved.extend(sink.unresolved)
+        self._structure(raw, unresolved, src_ids)
+        raw.extend(disc.tests_edges(src_ids))
+        # nodes
+        nodes: list[Node] = []
+        for row in f.nodes:
+            sidx = row[11]
+            if sidx > 0 and sidx in disc.own:
+                nodes.append(disc.test_node(row, sidx))
+            else:
+                nodes.append(make_node(row, path))
+        nodes.extend(disc.inherited_nodes())
+        for n in nodes:
+            if n.parent is not None:
+                raw.append((n.parent, n.id, EdgeKind.CONTAINS, n.start_line, Resolution.EXACT,
+                            "", None))
+        edges = sorted({Edge(src=e[0], dst=e[1], kind=e[2], file=path, line=e[3],
+                             resolution=e[4], detail=e[5]) for e in raw if e[0] and e[1]},
+                       key=_edge_key)
+        unres = sorted({UnresolvedSite(file=path, line=u[0], scope=u[1], reason=u[2],
+                                       text=u[3], names=u[4]) for u in unresolved},
+                       key=lambda u: (u.line, u.scope, u.reason.value, u.text, u.names))
+        nodes.sort(key=lambda n: (n.start_line, n.id, n.kind.value, n.end_line))
+        return FileResolution(path=path, nodes=tuple(nodes), edges=tuple(edges),
+                              unresolved=tuple(unres))
+
+    def _structure(self, raw: list[RawEdge], unresolved: list[Any], src_ids: list[str]) -> None:
+        """Import, inherit and override edges; unresolvable imports."""
+        f = self.facts
+        scopes = f.scopes
+        for sidx, line, mod, name, alias in f.imports:
+            src = src_ids[sidx]
+            qual = scopes[sidx].qual
+            if name is None or name == "*":
+                m = self.mod(mod)
+                if m is not None:
+                    raw.append((src, m.module, EdgeKind.IMPORT, line, Resolution.EXACT,
+                                _import_detail(mod if name is None else "*", alias), None))
+                elif self._top_in_repo(mod):
+                    unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                                       f"import {mod}", (mod.rpartition(".")[2],)))
+                continue
+            items = self.module_member(mod, name)
+            if items is None:
+                if self._top_in_repo(mod):
+                    unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                                       f"from {mod} import {name}", (name,)))
+                continue
+            dsts = [d for d in (self.item_id(it) for it in items) if d]
+            if not dsts:
+                if any(it[0] == "U" for it in items) or not items:
+                    unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                                       f"from {mod} import {name}", (name,)))
+                continue
+            res = Resolution.AMBIGUOUS if len(set(dsts)) > 1 else Resolution.EXACT
+            for d in dsts:
+                raw.append((src, d, EdgeKind.IMPORT, line, res, _import_detail(name, alias),
+                            None))
+        for sidx, line, text in f.bad_relative:
+            unresolved.append((line, scopes[sidx].qual, UnresolvedReason.UNKNOWN_NAME, text, ()))
+        for sidx, sc in enumerate(scopes):
+            if sc.kind != CLASS:
+                continue
+            cid = src_ids[sidx]
+            for benc in sc.bases:
+                vals, inf = self.vals(f, sc.parent, benc, None)
+                cands = [v for v in vals if v[0] == "C"]
+                res = (Resolution.AMBIGUOUS if len(cands) > 1 else
+                       Resolution.INFERRED if inf else Resolution.EXACT)
+                for v in cands:
+                    raw.append((cid, self.scope_id(v[1], v[2]), EdgeKind.INHERIT, sc.def_line,
+                                res, "", None))
+            order, _gap = self.mro((f.module, sidx))
+            if len(order) < 2:
+                continue
+            for name, bids in sc.byname.items():
+                defs = [sc.binds[b][1][1] for b in bids if sc.binds[b][4] == B_DEF]
+                if not defs:
+                    continue
+                base_id = self._overridden(order[1:], name)
+                if base_id is None:
+                    continue
+                for fs in defs:
+                    raw.append((src_ids[fs], base_id, EdgeKind.OVERRIDE, scopes[fs].def_line,
+                                Resolution.EXACT, "", None))
+
+    def _overridden(self, order: list[tuple[str, int]], name: str) -> str | None:
+        for k in order:
+            mf = self.mod(k[0])
+            if mf is None:
+                continue
+            sc = mf.scopes[k[1]]
+            bids = sc.final.get(name) or sc.byname.get(name)
+            if bids:
+                for b in bids:
+                    if sc.binds[b][4] == B_DEF:
+                        return sc.qual + "." + name
+                return None
+            if name in sc.inst:
+                return None
+        return None
+
+    def _top_in_repo(self, mod: str) -> bool:
+        top = mod.partition(".")[0]
+        return self.mod(top) is not None
+
+
+def _site_names(fenc: Enc) -> tuple[str, ...]:
+    tag = fenc[0]
+    if tag == "a":
+        return (str(fenc[2]),)
+    if tag == "n":
+        return (str(fenc[1]),)
+    return ()
+
+
+@lru_cache(maxsize=8192)
+def _import_detail(name: str, alias: str | None) -> str:
+    return json.dumps({"name": name, "alias": alias}, separators=(",", ":"))
+
+
+def _edge_key(e: Edge) -> tuple[Any, ...]:
+    return (e.src, e.dst, e.kind.value, e.line, e.resolution.value, e.detail)
+
+
+def resolve_file(facts: PyFileFacts, lookup: ModuleLookup) -> FileResolution:
+    """Nodes, edges and unresolved sites of one file (pure given facts and lookup)."""
+    return _Sites(facts, lookup).run()

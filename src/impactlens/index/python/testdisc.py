@@ -1,0 +1,368 @@
+"""pytest / unittest test discovery and TESTS edges (part of one file's resolution).
+
+Collected like pytest's defaults: module-level ``test*`` functions, ``Test*``
+classes without ``__init__`` and ``unittest.TestCase`` subclasses (any name),
+their ``test*`` methods including inherited ones, nested test classes. A test's
+units are what it calls/instantiates directly, what the fixtures it requests
+call (transitively through fixture requests, ``usefixtures`` marks and
+``autouse`` fixtures from the class, module and ``conftest.py`` files up the
+tree), what the class's setUp/tearDown-style methods call, and what a helper
+defined in a test module or conftest that it calls invokes (one level).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from impactlens.index.python import pytest_marks as pm
+from impactlens.index.python.facts import B_CLASS, B_DEF, B_IMPORT, CLASS, FUNCTION, PyFileFacts
+from impactlens.model import EdgeKind, Node, NodeKind, Resolution
+
+if TYPE_CHECKING:
+    from impactlens.index.python.resolve import RawEdge, _Sites
+
+_SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
+                "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
+                "teardown_method", "teardown_class", "teardown")
+_UNIT_KINDS = (EdgeKind.CALL, EdgeKind.INSTANTIATE)
+_RANK = {Resolution.EXACT: 0, Resolution.INFERRED: 1, Resolution.AMBIGUOUS: 2}
+
+
+class TestDiscovery:
+    __test__ = False  # not a pytest class
+
+    def __init__(self, r: _Sites) -> None:
+        self.r = r
+        self.f = r.facts
+        self.own: dict[int, str] = {}  # function scope → test id
+        self.owner: dict[int, int] = {}  # function scope → test class scope (0: module)
+        self.classes: dict[int, str] = {}  # class scope → pytest id prefix
+        # (test id, qualname, base module, base function scope, class scope)
+        self.inherited: list[tuple[str, str, str, int, int]] = []
+        self._conftests: list[PyFileFacts] | None = None
+        self._modfx: dict[str, dict[str, int]] = {}
+
+    # ------------------------------------------------------------ discovery
+    def discover(self) -> None:
+        f = self.f
+        if not f.is_test:
+            return
+        sc0 = f.scopes[0]
+        for name, bids in sc0.final.items():
+            for b in bids:
+                bind = sc0.binds[b]
+                if bind[4] == B_DEF and name.startswith("test"):
+                    fs = bind[1][1]
+                    if f.scopes[fs].fixture is None:
+                        self.own[fs] = f"{f.path}::{name}"
+                        self.owner[fs] = 0
+                elif bind[4] == B_CLASS:
+                    self._visit_class(bind[1][1], f.path)
+
+    def is_testcase(self, ck: tuple[str, int]) -> bool:
+        r = self.r
+        order, _gap = r.mro(ck)
+        for k in order:
+            mf = r.mod(k[0])
+            if mf is None:
+                continue
+            sc = mf.scopes[k[1]]
+            for benc in sc.bases:
+                vals, _ = r.vals(mf, sc.parent, benc, None)
+                for v in vals:
+                    if v[0] == "X" and v[1].rpartition(".")[2].endswith("TestCase"):
+                        return True
+        return False
+
+    def _visit_class(self, csidx: int, prefix: str) -> None:
+        r = self.r
+        f = self.f
+        csc = f.scopes[csidx]
+        ck = (f.module, csidx)
+        if not self.is_testcase(ck):
+            if not csc.name.startswith("Test"):
+                return
+            init, _ = r.class_attr(ck, "__init__", True)
+            if any(i[0] == "F" for i in init):
+                return
+        cid = prefix + "::" + csc.name
+        self.classes[csidx] = cid
+        order, _gap = r.mro(ck)
+        seen: set[str] = set()
+        for k in order:
+            kmf = r.mod(k[0])
+            if kmf is None:
+                continue
+            ksc = kmf.scopes[k[1]]
+            for name, bids in ksc.final.items():
+                if name in seen:
+                    continue
+                seen.add(name)
+                if not name.startswith("test"):
+                    continue
+                defs = [ksc.binds[b][1][1] for b in bids if ksc.binds[b][4] == B_DEF]
+                if not defs:
+                    continue
+                tid = cid + "::" + name
+                if k == ck:
+                    for fs in defs:
+                        if kmf.scopes[fs].fixture is None:
+                            self.own[fs] = tid
+                            self.owner[fs] = csidx
+                else:
+                    fs = defs[-1]
+                    if kmf.scopes[fs].fixture is None:
+                        self.inherited.append((tid, csc.qual + "." + name, k[0], fs, csidx))
+        for _name, bids in csc.final.items():
+            for b in bids:
+                bind = csc.binds[b]
+                if bind[4] == B_CLASS:
+                    self._visit_class(bind[1][1], cid)
+
+    # ----------------------------------------------------------------- nodes
+    def _params(self, fn_scope: Any, csidx: int) -> tuple[str, ...]:
+        lists: list[Any] = []
+        if fn_scope.parametrized:
+            lists.append(fn_scope.param_ids)
+        s = csidx
+        scopes = self.f.scopes
+        while s > 0 and scopes[s].kind == CLASS:
+            if scopes[s].parametrized:
+                lists.append(scopes[s].param_ids)
+            s = scopes[s].parent
+        if self.f.parametrized:
+            lists.append(self.f.param_ids)
+        if not lists:
+            return ()
+        return pm.combine(lists) or ()
+
+    def test_node(self, row: tuple[Any, ...], sidx: int) -> Node:
+        sc = self.f.scopes[sidx]
+        return Node(id=self.own[sidx], kind=NodeKind.TEST, qualname=row[2], file=self.f.path,
+                    start_line=row[3], end_line=row[4], signature=row[5], decorators=row[6],
+                    parent=row[7], ids=row[8], strs=row[9], imports=row[10],
+                    params=self._params(sc, self.owner.get(sidx, 0)))
+
+    def inherited_nodes(self) -> list[Node]:
+        out: list[Node] = []
+        f = self.f
+        for tid, qual, bmod, fs, csidx in self.inherited:
+            bmf = self.r.mod(bmod)
+            if bmf is None:
+                continue
+            row = next((n for n in bmf.nodes if n[11] == fs), None)
+            csc = f.scopes[csidx]
+            if bmf.path == f.path and row is not None:
+                start, end = row[3], row[4]
+            else:
+                start, end = csc.line, csc.end
+            out.append(Node(
+                id=tid, kind=NodeKind.TEST, qualname=qual, file=f.path, start_line=start,
+                end_line=end, signature=row[5] if row else "", decorators=row[6] if row else (),
+                parent=csc.qual, ids=row[8] if row else (), strs=row[9] if row else (),
+                imports=f.mod_imports, params=self._params(bmf.scopes[fs], csidx)))
+        return out
+
+    # ---------------------------------------------------------------- edges
+    def tests_edges(self, src_ids: list[str]) -> list[RawEdge]:
+        out: list[RawEdge] = []
+        f = self.f
+        for fs, tid in sorted(self.own.items()):
+            csidx = self.owner.get(fs, 0)
+            ck = (f.module, csidx) if csidx else None
+            units = self.units(f.module, fs, None, ck, f.scopes[fs].def_line, tid)
+            for dst, (res, line) in units.items():
+                out.append((tid, dst, EdgeKind.TESTS, line, res, "", None))
+        for tid, _qual, bmod, fs, csidx in self.inherited:
+            ck = (f.module, csidx)
+            units = self.units(bmod, fs, ck, ck, f.scopes[csidx].def_line, tid)
+            for dst, (res, line) in units.items():
+                out.append((tid, dst, EdgeKind.TESTS, line, res, "", None))
+        return out
+
+    def units(self, mod: str, fs: int, recv: Any, ck: tuple[str, int] | None, line: int,
+              tid: str) -> dict[str, tuple[Resolution, int]]:
+        r = self.r
+        units: dict[str, tuple[Resolution, int]] = {}
+
+        def add(dst: str, res: Resolution, at: int) -> None:
+            if dst == tid:
+                return
+            old = units.get(dst)
+            if old is None or (_RANK[res], at) < (_RANK[old[0]], old[1]):
+                units[dst] = (res, at)
+
+        def scope_units(m: str, s: int, rc: Any, at: int | None, helpers: bool) -> None:
+            sink = r.scope_sink(m, s, rc)
+            for e in sink.edges:
+                if e[2] not in _UNIT_KINDS:
+                    continue
+                add(e[1], e[4], e[3] if at is None else at)
+                if helpers and e[6] is not None and self._is_helper(e[6]):
+                    hm, hs = e[6]
+                    hmf = r.mod(hm)
+                    hrc = rc if (hmf is not None and hmf.scopes[hs].cls >= 0) else None
+                    scope_units(hm, hs, hrc, line, False)
+
+        scope_units(mod, fs, recv, None, True)
+        mf = r.mod(mod)
+        if mf is None:
+            return units
+        fsc = mf.scopes[fs]
+        # fixtures requested by parameter, usefixtures marks and autouse
+        names: list[str] = self._requested(fsc)
+        names.extend(fsc.usefixtures)
+        s = ck[1] if ck else 0
+        while s > 0:
+            names.extend(self.f.scopes[s].usefixtures)
+            s = self.f.scopes[s].parent
+        names.extend(self.f.usefixtures)
+        fixtures: list[tuple[str, int]] = []
+        seen_fx: set[tuple[str, int]] = set()
+        queue = list(names)
+
+        def take(fx: tuple[str, int]) -> None:
+            if fx in seen_fx:
+                return
+            fmf = r.mod(fx[0])
+            if fmf is None:
+                return
+            seen_fx.add(fx)
+            fixtures.append(fx)
+            queue.extend(self._requested(fmf.scopes[fx[1]]))
+
+        for fx in self._autouse(ck):
+            take(fx)
+        seen_names: set[str] = set()
+        while queue:
+            name = queue.pop(0)
+            if name in seen_names:
+                continue
+            seen_names.add(name)
+            found = self.find_fixture(name, ck)
+            if found is not None:
+                take(found)
+        for fx in fixtures:
+            fmf = r.mod(fx[0])
+            if fmf is None:
+                continue
+            add(fmf.scopes[fx[1]].qual, Resolution.EXACT, line)
+            rc = ck if fmf.scopes[fx[1]].cls >= 0 else None
+            scope_units(fx[0], fx[1], rc, line, True)
+        # setUp / tearDown style methods
+        if ck is not None:
+            for name in _SETUP_NAMES:
+                items, _ = r.class_attr(ck, name, True)
+                for it in items:
+                    if it[0] == "F":
+                        smf = r.mod(it[1])
+                        if smf is None:
+                            continue
+                        add(smf.scopes[it[2]].qual, Resolution.EXACT, line)
+                        scope_units(it[1], it[2], ck, line, True)
+        return units
+
+    def _is_helper(self, tk: tuple[str, int]) -> bool:
+        mf = self.r.mod(tk[0])
+        if mf is None or not (mf.is_test or mf.is_conftest):
+            return False
+        sc = mf.scopes[tk[1]]
+        return sc.kind == FUNCTION and sc.fixture is None
+
+    @staticmethod
+    def _requested(sc: Any) -> list[str]:
+        params = [p[0] for p in sc.params]
+        if sc.cls >= 0 and params:
+            params = params[1:]
+        return [p for p in params if p != "request"]
+
+    # -------------------------------------------------------------- fixtures
+    def conftests(self) -> list[PyFileFacts]:
+        if self._conftests is None:
+            out: list[PyFileFacts] = []
+            d = self.f.path.rpartition("/")[0]
+            while True:
+                p = (d + "/conftest.py") if d else "conftest.py"
+                if p != self.f.path:
+                    cf = self.r.lookup.path(p)
+                    if cf is not None:
+                        out.append(cf)
+                if not d:
+                    break
+                d = d.rpartition("/")[0]
+            self._conftests = out
+        return self._conftests
+
+    def module_fixtures(self, mf: PyFileFacts) -> dict[str, int]:
+        got = self._modfx.get(mf.path)
+        if got is None:
+            got = {}
+            for sidx, sc in enumerate(mf.scopes):
+                if sc.parent == 0 and sc.kind == FUNCTION and sc.fixture is not None:
+                    got.setdefault(sc.fixture[0], sidx)
+            self._modfx[mf.path] = got
+        return got
+
+    def _in_module(self, mf: PyFileFacts, name: str) -> tuple[str, int] | None:
+        got = self.module_fixtures(mf).get(name)
+        if got is not None:
+            return (mf.module, got)
+        sc0 = mf.scopes[0]
+        for b in sc0.byname.get(name, ()):
+            if sc0.binds[b][4] == B_IMPORT:
+                vals, _ = self.r.vals(mf, 0, sc0.binds[b][1], None)
+                for v in vals:
+                    if v[0] == "F":
+                        vmf = self.r.mod(v[1])
+                        if vmf is not None and vmf.scopes[v[2]].fixture is not None:
+                            return (v[1], v[2])
+        return None
+
+    def find_fixture(self, name: str, ck: tuple[str, int] | None) -> tuple[str, int] | None:
+        r = self.r
+        if ck is not None:
+            order, _ = r.mro(ck)
+            for k in order:
+                kmf = r.mod(k[0])
+                if kmf is None:
+                    continue
+                ksc = kmf.scopes[k[1]]
+                for _n, bids in ksc.byname.items():
+                    for b in bids:
+                        bind = ksc.binds[b]
+                        if bind[4] == B_DEF:
+                            fx = kmf.scopes[bind[1][1]].fixture
+                            if fx is not None and fx[0] == name:
+                                return (k[0], bind[1][1])
+        got = self._in_module(self.f, name)
+        if got is not None:
+            return got
+        for cf in self.conftests():
+            got = self._in_module(cf, name)
+            if got is not None:
+                return got
+        return None
+
+    def _autouse(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
+        r = self.r
+        out: list[tuple[str, int]] = []
+        if ck is not None:
+            order, _ = r.mro(ck)
+            for k in order:
+                kmf = r.mod(k[0])
+                if kmf is None:
+                    continue
+                ksc = kmf.scopes[k[1]]
+                for _n, bids in ksc.byname.items():
+                    for b in bids:
+                        bind = ksc.binds[b]
+                        if bind[4] == B_DEF:
+                            fx = kmf.scopes[bind[1][1]].fixture
+                            if fx is not None and fx[1]:
+                                out.append((k[0], bind[1][1]))
+        for mf in (self.f, *self.conftests()):
+            for _name, sidx in sorted(self.module_fixtures(mf).items()):
+                fx = mf.scopes[sidx].fixture
+                if fx is not None and fx[1]:
+                    out.append((mf.module, sidx))
+        return out

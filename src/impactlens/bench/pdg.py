@@ -136,8 +136,15 @@ class CaseRun:
     span: tuple[int, int] = (0, 0)
 
 
+#: the annotated symbol universe: callables (a class stands for its constructor call).
+#: Fields, constants and modules the call graph also reaches are outside it and are not
+#: scored for any row (documented in bench/impact-pdg/README.md).
+SYMBOL_KINDS = frozenset({"function", "method", "class"})
+
+
 def _sym_keys(by_depth: dict[str, list[dict[str, Any]]]) -> set[str]:
-    return {f"{h['id']}@{h['file']}" for hops in by_depth.values() for h in hops}
+    return {f"{h['id']}@{h['file']}" for hops in by_depth.values() for h in hops
+            if h.get("kind", "function") in SYMBOL_KINDS}
 
 
 def _copy_case(case: Case, dest: Path) -> None:
@@ -475,11 +482,16 @@ def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
             row["recall"] = ratio(len(b & static), len(b))
             row["missed"] = [{"line": k, "class": _classify(k, r, crit)}
                              for k in sorted(b - static)]
-            row["circularity"] = sorted(b_intra - c.intra_ais())
             row["slice_minus_b"] = len(static - b)
             row["gated"] = crit["direction"] == "downstream"
-            if not row["gated"]:
-                row["note"] = "oracle-direction-excluded (forward oracle, upstream criterion)"
+            if row["gated"]:
+                row["circularity"] = sorted(b_intra - c.intra_ais())
+                ais_syms = {a["symbol"] for a in c.gt["inter_AIS"]}
+                changed_fns = {_owner(c.dir, k) for k in b - b_intra} - {None, crit["name"]}
+                row["circularity_symbols"] = sorted(str(f) for f in changed_fns - ais_syms)
+            else:
+                row["note"] = "oracle-direction-excluded (forward oracle, upstream criterion): " \
+                              "recall and circularity are not applicable"
         rows.append(row)
         _write_sidecar(c, row)
     strata = {}
@@ -489,6 +501,33 @@ def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
     novel = sorted(f"{x['case']}:{m['line']}" for x in rows if x.get("gated")
                    for m in x.get("missed", []) if m["class"].startswith("novel"))
     return {"cases": rows, "strata": strata, "novel": novel}
+
+
+def _owner(case_dir: Path, key: str) -> str | None:
+    """Dotted id of the innermost function containing ``file:line`` (from source)."""
+    import ast
+
+    file, _, ln = key.rpartition(":")
+    line = int(ln)
+    try:
+        tree = ast.parse((case_dir / file).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return None
+    mod = file[:-3].replace("/", ".").removesuffix(".__init__")
+    best: str | None = None
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        nonlocal best
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                q = f"{prefix}.{ch.name}"
+                if ch.lineno <= line <= (ch.end_lineno or ch.lineno):
+                    if not isinstance(ch, ast.ClassDef):
+                        best = q
+                    visit(ch, q)
+
+    visit(tree, mod)
+    return best
 
 
 def _classify(key: str, run: CaseRun, crit: dict[str, Any]) -> str:
@@ -525,7 +564,7 @@ def render_mutation(m: dict[str, Any]) -> list[str]:
         killed = sum(1 for mu in x["mutants"] if mu["status"] == "killed")
         rows.append([x["case"], x["locus"], "ok" if x["gated"] else "not gated (upstream)",
                      f"{killed}/{len(x['mutants'])}", str(len(x["behavioral"])),
-                     fmt(x["recall"]),
+                     fmt(x["recall"]) if x["gated"] else "n/a",
                      ", ".join(f"{mm['line']} [{mm['class'].split(':')[0]}]"
                                for mm in x["missed"]) or "-"])
     lines += _table(["case", "locus", "status", "killed", "|B|", "recall", "missed"], rows)
@@ -536,9 +575,17 @@ def render_mutation(m: dict[str, Any]) -> list[str]:
     for case, lines_ in circ:
         lines.append(f"  WARN circularity: {case}: dynamic lines missing from the hand "
                      f"annotation: {lines_}")
-    if not circ:
-        lines.append("  circularity check: every dynamically observed intra line is in the "
-                     "hand annotation")
+    csym = [(x["case"], x["circularity_symbols"]) for x in m["cases"]
+            if x.get("circularity_symbols")]
+    for case, syms in csym:
+        lines.append(f"  WARN circularity: {case}: functions whose values changed but are "
+                     f"not in inter_AIS: {syms}")
+    if not circ and not csym:
+        lines.append("  circularity check: every dynamically observed change (intra lines, "
+                     "changed callees) is in the hand annotation")
+    for x in m["cases"]:
+        if x.get("note"):
+            lines.append(f"  {x['case']}: {x['note']}")
     lines.append(f"  novel recall holes: {m['novel'] or 'none'}")
     return lines
 

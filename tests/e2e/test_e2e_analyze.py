@@ -13,6 +13,7 @@ from impactlens.cli import main
 
 CORE = '''def compute(a, b):
     total = a + b
+    note = "sum"
     return total
 
 
@@ -105,7 +106,7 @@ def test_signature_with_default_lands_callers_in_may_impact(repo):
 
 
 def test_local_only_body_change_reaches_no_caller_but_keeps_direct_tests(repo):
-    edit(repo, "pkg/core.py", "    total = a + b\n", "    partial = a\n    total = partial + b\n")
+    edit(repo, "pkg/core.py", '    note = "sum"\n', '    note = "addition"\n')
     result = analyze(repo)
     assert [c.change_type.value for c in result.changes] == ["method-body"]
     reached = entities(result.triage.must_inspect) | entities(result.triage.may_impact)
@@ -123,7 +124,7 @@ def test_body_change_writing_self_attr_reaches_callers(repo):
 
 DELETE_HELPER = (
     "diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n"
-    "@@ -3,10 +3,6 @@ def compute(a, b):\n"
+    "@@ -4,10 +4,6 @@ def compute(a, b):\n"
     "     return total\n \n \n-def helper(x):\n-    return x * 2\n-\n-\n class Counter:\n"
     "     def __init__(self):\n         self.count = 0\n"
 )
@@ -243,7 +244,7 @@ def test_tests_run_with_nothing_selected(repo):
 
 
 def test_tests_run_passing(repo):
-    edit(repo, "pkg/core.py", "    total = a + b\n", "    partial = a\n    total = partial + b\n")
+    edit(repo, "pkg/core.py", '    note = "sum"\n', '    note = "addition"\n')
     r = CliRunner().invoke(main, ["tests", "--repo", str(repo), "--run"])
     assert r.exit_code == 0, r.output
 

@@ -228,3 +228,22 @@ def test_ablation_channels_switch_evidence_off():
     no_cc = run(graph(), files, co_change={"app/auth.py": [("app/x.py", 0.9)]},
                 settings=DEFAULT.replace(channels=frozenset({"walk", "testmap", "lexical"})))
     assert all(e.entity != "app.x" for e in no_cc.triage.entries())
+
+
+def test_a_low_risk_test_holding_a_duck_typed_call_is_raised():
+    g = Graph()
+    g.module("app.auth")
+    g.method(LOGIN, ids=("login",))
+    g.contains("app.auth", LOGIN)
+    g.module("tests.test_x", file="tests/test_x.py")
+    g.test("tests/test_x.py::test_flow", ids=("flow",))
+    g.contains("tests.test_x", "tests/test_x.py::test_flow")
+    g.edge("tests.test_x", "app.auth", EdgeKind.IMPORT)  # 0.45: validated, LOW-RISK
+    g.site("tests/test_x.py", 5, "tests.test_x.test_flow", UnresolvedReason.UNKNOWN_RECEIVER,
+           "svc.login(...)", ("login",))
+    before = "class LoginService:\n    def login(self, user):\n        return user\n"
+    after = "class LoginService:\n    def login(self, user, code):\n        return user\n"
+    res = run(g, [FileChange("app/auth.py", before, after)], unresolved=g.sites)
+    assert "tests/test_x.py::test_flow" in res.validate
+    (e,) = [e for e in res.triage.may_impact if e.entity == "tests/test_x.py::test_flow"]
+    assert "unknown-receiver site at tests/test_x.py:5" in e.reason

@@ -94,7 +94,7 @@ def run_pipeline(
         per.append(ChangeImpact(ch, result, tuple(entries), tuple(ranked)))
 
     hidden = unanalyzable_hits(atomic, walks, unresolved, modules, module_of)
-    tri = _promote_hidden(triage_stage.merge(per_entries), hidden)
+    tri = _promote_hidden(triage_stage.merge(per_entries), hidden, module_of)
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}
@@ -218,14 +218,23 @@ def unanalyzable_hits(
     return sorted(out, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
 
 
-def _promote_hidden(tri: Triage, hidden: Sequence[UnanalyzableHit]) -> Triage:
+def _promote_hidden(tri: Triage, hidden: Sequence[UnanalyzableHit],
+                    module_of: Callable[[str], str]) -> Triage:
     """A LOW-RISK entry whose body holds an un-analyzable site that may reach the change
-    is raised to MAY-IMPACT: the analysis cannot see through it."""
+    is raised to MAY-IMPACT: the analysis cannot see through it. (A site's scope is a
+    dotted qualname; a test's entity is its pytest node id — both spellings match.)"""
     if not hidden:
         return tri
     by_scope: dict[str, UnanalyzableHit] = {}
     for h in hidden:
         by_scope.setdefault(h.scope, h)
+        try:
+            module = module_of(h.file)
+        except Exception:  # an unknown file: only the dotted spelling can match
+            continue
+        if module and h.scope.startswith(module + "."):
+            rest = h.scope[len(module) + 1:].replace(".", "::")
+            by_scope.setdefault(f"{h.file}::{rest}", h)
     low: list[TriageEntry] = []
     raised: list[TriageEntry] = []
     for e in tri.low_risk:

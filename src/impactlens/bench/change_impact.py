@@ -1,9 +1,10 @@
 """`impactlens bench change`: the change-impact corpus, scored per change type.
 
 Each case (``bench/change-impact/cases/<case>/``) is replayed in a temporary git
-repository: planted history first (``history.json``), then the ``repo/`` tree as
-one commit; it is indexed, ``edit.diff`` is analyzed as a ``--diff`` change, and
-the result is compared with the hand-written ``expected.json``. See
+repository: its planted history (``history.json``, if any) as commits, then the
+``repo/`` tree in the working tree; it is indexed, ``edit.diff`` is analyzed as
+a ``--diff`` change, and the result is compared with the hand-written
+``expected.json``. See
 ``bench/change-impact/README.md`` for the rules the expectations follow.
 
 Reported per category (micro-averaged over its cases): precision/recall of MUST,
@@ -117,7 +118,14 @@ def _write_tree(dst: Path, files: dict[str, str | None]) -> None:
 
 
 def build_repo(case: Case, dst: Path) -> None:
-    """A real git repository at ``dst``: planted history, then the ``repo/`` tree."""
+    """A real git repository at ``dst`` holding the ``repo/`` tree in its working tree.
+
+    Its history is exactly the planted one (``history.json``, one commit a day from
+    2023-01-02) — none when the case has none; the ``repo/`` tree itself is laid over
+    the last commit without committing it, so no artificial all-files commit feeds the
+    co-change channel (the index covers untracked files; ``edit.diff`` applies to the
+    working tree).
+    """
     dst.mkdir(parents=True)
     git.run(dst, "init", "-q")
     hist_file = case.path / "history.json"
@@ -130,7 +138,6 @@ def build_repo(case: Case, dst: Path) -> None:
         git.commit_all(dst, commit["message"], date=f"@{t} +0000", ident=ident)
         t += DAY
     shutil.copytree(case.path / "repo", dst, dirs_exist_ok=True)
-    git.commit_all(dst, "snapshot", date=f"@{t} +0000", ident=ident)
 
 
 # ----------------------------------------------------------------- scoring

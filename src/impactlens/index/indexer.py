@@ -69,6 +69,10 @@ def _parse_one(root: str, path: str, module: str, max_bytes: int) -> _Parsed:
     try:
         facts = extract_file(path, data, module, is_test, is_pkg)
     except SyntaxError as exc:
+        if exc.lineno is None:  # the tokenizer could not decode the bytes at all
+            msg = f"not decodable as source text: {exc.msg}"
+            return _Parsed(FileRecord(path, sha, "python", module, size, "decode-error", msg,
+                                      is_test), None, mtime)
         msg = f"syntax error at line {exc.lineno}: {exc.msg}"
         return _Parsed(FileRecord(path, sha, "python", module, size, "syntax-error", msg, is_test),
                        None, mtime)

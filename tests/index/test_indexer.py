@@ -1,0 +1,268 @@
+"""The indexer end to end on real repositories: incremental updates, bad input, locking."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from impactlens.api import Project
+from impactlens.cli import main
+from impactlens.errors import IndexBusyError
+from impactlens.index import indexer as indexer_mod
+from impactlens.index.store import index_path
+from impactlens.model import EdgeKind
+from impactlens.settings import DEFAULT
+
+BASE = {
+    "src/shop/__init__.py": "from .cart import Cart\n__all__ = ['Cart']\n",
+    "src/shop/cart.py": (
+        "from shop.pricing import price_of\n\n\n"
+        "class Cart:\n"
+        "    def __init__(self):\n"
+        "        self.items = []\n\n"
+        "    def add(self, item):\n"
+        "        self.items.append(item)\n\n"
+        "    def total(self):\n"
+        "        return sum(price_of(i) for i in self.items)\n"
+    ),
+    "src/shop/pricing.py": "RATE = 2\n\n\ndef price_of(item):\n    return len(item) * RATE\n",
+    "tests/test_cart.py": (
+        "from shop import Cart\n\n\n"
+        "def test_total():\n"
+        "    c = Cart()\n"
+        "    c.add('ab')\n"
+        "    assert c.total() == 4\n"
+    ),
+}
+
+
+def dump(root) -> dict[str, list]:
+    """Everything resolution produced, in a comparable canonical form."""
+    con = sqlite3.connect(index_path(root))
+    out = {}
+    for table, cols in (("nodes", "*"), ("edges", "*"), ("unresolved", "*"),
+                        ("file_deps", "*"), ("files", "path, sha256, module, status, is_test")):
+        out[table] = sorted(map(tuple, con.execute(f"SELECT {cols} FROM {table}")))
+    con.close()
+    return out
+
+
+def test_index_builds_graph(make_repo):
+    root = make_repo(BASE)
+    summary = Project(root).index()
+    assert summary.full and summary.files == 4 and summary.parse_failures == 0
+    p = Project(root)
+    callers = {e.src for e in p.store.in_edges("shop.pricing.price_of",
+                                                 frozenset({EdgeKind.CALL}))}
+    assert "shop.cart.Cart.total" in callers
+    tests = {e.src for e in p.store.in_edges("shop.cart.Cart.total",
+                                               frozenset({EdgeKind.TESTS}))}
+    assert tests == {"tests/test_cart.py::test_total"}
+
+
+def test_second_index_reparses_only_changed_files(make_repo):
+    root = make_repo(BASE)
+    Project(root).index()
+    assert Project(root).index().parsed == 0
+    (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "\n\ndef tax():\n"
+                                               "    return RATE\n")
+    s = Project(root).index()
+    assert s.parsed == 1 and not s.full
+    assert Project(root).store.node("shop.pricing.tax") is not None
+
+
+def test_touch_without_content_change_reparses_nothing(make_repo):
+    root = make_repo(BASE)
+    Project(root).index()
+    os.utime(root / "src/shop/cart.py", ns=(1, 1))
+    assert Project(root).index().parsed == 0
+
+
+EDITS = [
+    ("src/shop/pricing.py", "RATE = 3\n\n\ndef price_of(item, extra=0):\n"
+                            "    return len(item) * RATE + extra\n"),
+    ("src/shop/pricing.py", None),
+    ("src/shop/discount.py", "from shop.pricing import price_of\n\n\ndef sale(i):\n"
+                             "    return price_of(i) // 2\n"),
+    ("src/shop/cart.py", BASE["src/shop/cart.py"].replace("price_of(i)", "helper(i)")
+     + "\n\ndef helper(i):\n    return 1\n"),
+    ("src/shop/__init__.py", None),
+    ("src/shop/__init__.py", "from .cart import Cart as Basket\n"),
+    ("tests/conftest.py", "import pytest\nfrom shop.cart import Cart\n\n\n@pytest.fixture\n"
+                          "def cart():\n    return Cart()\n"),
+    ("tests/test_cart.py", "def test_fixture(cart):\n    cart.add('x')\n"),
+    ("src/shop/broken.py", "def (:\n"),
+    ("src/shop/pricing.py", BASE["src/shop/pricing.py"]),
+]
+
+
+def _apply(root, path, text):
+    f = root / path
+    if text is None:
+        if f.exists():
+            f.unlink()
+    else:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+
+
+def test_incremental_equals_full_on_edit_sequences(make_repo, tmp_path_factory):
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
+                         suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.given(st.lists(st.sampled_from(range(len(EDITS))), min_size=1, max_size=5))
+    def check(seq):
+        root = make_repo(BASE)
+        Project(root).index()
+        for i in seq:
+            _apply(root, *EDITS[i])
+            Project(root).index()
+        incremental = dump(root)
+        Project(root).index(full=True)
+        assert dump(root) == incremental
+
+    check()
+
+
+def test_syntax_error_and_non_utf8_are_recorded_rest_indexed(make_repo):
+    root = make_repo({**BASE, "src/shop/bad.py": "def broken(:\n    pass\n"})
+    (root / "src/shop/latin.py").write_bytes(b"NAME = '\xe9t\xe9'\n")
+    result = CliRunner().invoke(main, ["index", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "src/shop/bad.py" in result.output and "syntax error at line 1" in result.output
+    assert "src/shop/latin.py" in result.output
+    recs = {r.path: r.status for r in Project(root).store.files()}
+    assert recs["src/shop/bad.py"] == "syntax-error"
+    assert recs["src/shop/latin.py"] == "decode-error"
+    assert Project(root).store.node("shop.pricing.price_of") is not None
+
+
+def test_file_over_size_cap_is_recorded_not_parsed(make_repo):
+    root = make_repo({**BASE, "src/shop/huge.py": "X = 1\n" * 2000})
+    s = Project(root, DEFAULT.replace(max_file_bytes=5000)).index()
+    assert ("src/shop/huge.py", "file is 12000 bytes (cap 5000)") in s.failures
+    assert Project(root).store.file_record("src/shop/huge.py").status == "too-large"
+
+
+def test_symlink_loop_is_recorded(tmp_path):
+    (tmp_path / "ok.py").write_text("def f():\n    return 1\n")
+    os.symlink(tmp_path / "loop_a.py", tmp_path / "loop_b.py")
+    os.symlink(tmp_path / "loop_b.py", tmp_path / "loop_a.py")
+    os.symlink(tmp_path, tmp_path / "self_dir")  # a directory loop must not hang the walk
+    s = Project(tmp_path).index()  # not a git repository: plain directory walk
+    assert dict(s.failures)["loop_a.py"] == "symlink loop"
+    assert Project(tmp_path).store.node("ok.f") is not None
+
+
+def test_walk_skips_virtualenvs_and_vcs_dirs(tmp_path):
+    (tmp_path / "app.py").write_text("def main():\n    pass\n")
+    for d in (".venv/lib", "node_modules/x", "build/lib", "myenv/lib"):
+        (tmp_path / d).mkdir(parents=True)
+        (tmp_path / d / "junk.py").write_text("def junk():\n    pass\n")
+    (tmp_path / "myenv" / "pyvenv.cfg").write_text("home = /usr\n")
+    s = Project(tmp_path).index()
+    assert s.files == 1
+
+
+def test_not_a_directory_is_one_line_error(tmp_path):
+    result = CliRunner().invoke(main, ["index", str(tmp_path / "missing")])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_unknown_symbol_suggests_close_matches(make_repo):
+    root = make_repo(BASE)
+    Project(root).index()
+    result = CliRunner().invoke(main, ["impact", "price_off", "--repo", str(root)])
+    assert result.exit_code == 2
+    assert "unknown symbol 'price_off'" in result.output
+    assert "shop.pricing.price_of" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_old_schema_gives_clear_message_and_index_rebuilds(make_repo):
+    root = make_repo(BASE)
+    Project(root).index()
+    con = sqlite3.connect(index_path(root))
+    con.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    from impactlens.index.store import Store, StoreError
+
+    with pytest.raises(StoreError, match=r"schema v1 .* run `impactlens index` to rebuild"):
+        Store.open(index_path(root))
+    assert Project(root).index().full
+    assert Project(root).store.node("shop.cart.Cart") is not None
+
+
+def test_interrupted_index_leaves_previous_index_intact(make_repo, monkeypatch):
+    root = make_repo(BASE)
+    Project(root).index()
+    before = dump(root)
+    (root / "src/shop/pricing.py").write_text("def price_of(item):\n    return 0\n")
+    (root / "src/shop/new.py").write_text("def new():\n    pass\n")
+
+    real = indexer_mod.Indexer._update_history
+
+    def crash(self, store):
+        real(self, store)
+        raise KeyboardInterrupt  # the user hits Ctrl-C after resolution, before commit
+
+    monkeypatch.setattr(indexer_mod.Indexer, "_update_history", crash)
+    with pytest.raises(KeyboardInterrupt):
+        Project(root).index()
+    monkeypatch.undo()
+    assert dump(root) == before
+    assert Project(root).impact("price_of")["target"]["id"] == "shop.pricing.price_of"
+    assert Project(root).index().parsed == 2  # the interrupted work is redone
+
+
+def test_concurrent_index_fails_cleanly(make_repo):
+    root = make_repo(BASE)
+    Project(root).index()
+    fd = os.open(root / ".impactlens" / "index.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(IndexBusyError, match="another `impactlens index` is running"):
+            Project(root, DEFAULT.replace(lock_timeout_s=0.2)).index()
+    finally:
+        os.close(fd)
+    assert Project(root).index().parsed == 0
+
+
+def test_impact_json_contract(make_repo):
+    root = make_repo(BASE)
+    result = CliRunner().invoke(main, ["impact", "price_of", "--repo", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["target"] == {"id": "shop.pricing.price_of", "kind": "function",
+                              "file": "src/shop/pricing.py", "line": 4}
+    first = data["by_depth"]["1"]
+    assert {"id", "kind", "file", "line", "relation"} <= set(first[0])
+    assert "shop.cart.Cart.total" in {h["id"] for h in first}
+    assert "tests/test_cart.py::test_total" in {t["id"] for t in data["tests"]}
+    assert data["unanalyzable"] == []
+
+
+def test_symbol_by_path_and_line(make_repo):
+    root = make_repo(BASE)
+    p = Project(root)
+    assert p.resolve_symbol("src/shop/cart.py:12").id == "shop.cart.Cart.total"
+    assert p.resolve_symbol("Cart.total").id == "shop.cart.Cart.total"
+
+
+def test_export_pycg_format(make_repo):
+    root = make_repo(BASE)
+    result = CliRunner().invoke(main, ["export", "callgraph", str(root), "--format", "pycg"])
+    assert result.exit_code == 0, result.output
+    graph = json.loads(result.output)
+    assert "shop.pricing.price_of" in graph["shop.cart.Cart.total"]
+    dot = CliRunner().invoke(main, ["export", "callgraph", str(root), "--format", "dot"])
+    assert dot.output.startswith("digraph callgraph {")

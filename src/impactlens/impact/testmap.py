@@ -12,6 +12,7 @@ changed module 0.45. Tests below ``test_map_min`` are dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ class _Hit:
     relation: str
 
 
+_TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 _MAX_STATES = 5000  # bound on the nodes one search visits (huge fan-in stays cheap)
 
 
@@ -46,6 +48,7 @@ class _Memo:
         self.graph = graph
         self._node: dict[str, Node | None] = {}
         self._module: dict[str, str | None] = {}
+        self._tests: dict[str, list[str]] = {}
 
     def node(self, node_id: str) -> Node | None:
         if node_id not in self._node:
@@ -53,8 +56,11 @@ class _Memo:
         return self._node[node_id]
 
     def is_test(self, node_id: str) -> bool:
+        """Tests are keyed by pytest node ids (``path::name``); nothing else has ``::``."""
+        if "::" not in node_id:
+            return False
         n = self.node(node_id)
-        return n.kind is NodeKind.TEST if n is not None else "::" in node_id
+        return n is None or n.kind is NodeKind.TEST
 
     def is_module(self, node_id: str) -> bool:
         n = self.node(node_id)
@@ -74,19 +80,23 @@ class _Memo:
             self._module[node_id] = found
         return self._module[node_id]
 
-    def tests_under(self, container: str) -> list[str]:
-        out, todo, seen = [], [container], {container}
-        while todo:
-            x = todo.pop()
-            for e in self.graph.out_edges(x, frozenset({_K.CONTAINS})):
-                if e.dst in seen:
-                    continue
-                seen.add(e.dst)
-                if self.is_test(e.dst):
-                    out.append(e.dst)
-                else:
-                    todo.append(e.dst)
-        return sorted(out)
+    def tests_under(self, module: str) -> list[str]:
+        """Tests defined in ``module``: its test functions and those of its classes.
+        Only a module that looks like a test module is searched below its top level."""
+        got = self._tests.get(module)
+        if got is None:
+            contains = frozenset({_K.CONTAINS})
+            kids = [e.dst for e in self.graph.out_edges(module, contains)]
+            out = [k for k in kids if self.is_test(k)]
+            node = self.node(module)
+            if out or (node is not None and _TEST_FILE.search(node.file)):
+                for k in kids:
+                    n = None if "::" in k else self.node(k)
+                    if n is not None and n.kind is NodeKind.CLASS:  # a test class
+                        out += [e.dst for e in self.graph.out_edges(k, contains)
+                                if self.is_test(e.dst)]
+            got = self._tests[module] = sorted(set(out))
+        return got
 
 
 def tests_for(graph: GraphView, sources: Iterable[str],

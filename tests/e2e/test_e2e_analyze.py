@@ -261,3 +261,13 @@ def test_two_runs_give_byte_identical_impact_json(repo, tmp_path):
         outs.append(out)
     for name in ("impact.json", "changes.json", "test_map.txt"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
+
+
+# ---------------------------------------------------------------------- demo
+def test_demo_runs_on_the_bundled_example():
+    r = CliRunner().invoke(main, ["demo"])
+    assert r.exit_code == 0, r.output
+    assert "MUST-INSPECT" in r.stdout and "Tests to run" in r.stdout
+    md = CliRunner().invoke(main, ["demo", "--format", "json"])
+    assert md.exit_code == 0
+    assert json.loads(md.stdout)["triage"]["must_inspect"]

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from impactlens.model import ImpactResult, TriageEntry
 
-__all__ = ["render_markdown", "render_terminal", "summary_counts"]
+__all__ = ["is_test_entry", "render_markdown", "render_terminal", "split_causes",
+           "summary_counts"]
 
 _LOW_SHOWN = 10
 _VALIDATE_SHOWN = 50
@@ -39,6 +39,19 @@ def summary_counts(result: ImpactResult) -> dict[str, int]:
         "tests": len(result.validate),
         "unanalyzable": len(result.unanalyzable),
     }
+
+
+def is_test_entry(e: TriageEntry) -> bool:
+    """A test (pytest node id), or a definition in a test file (fixtures, test modules)."""
+    if "::" in e.entity:
+        return True
+    name = e.file.rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def split_causes(reason: str) -> list[str]:
+    """A merged cause string (``a | b``) as separate causes."""
+    return [c.strip() for c in reason.split(" | ") if c.strip()]
 
 
 def _entries(result: ImpactResult, key: str) -> tuple[TriageEntry, ...]:
@@ -88,39 +101,38 @@ def render_terminal(
 
     con.print()
     con.print("[bold]Changes[/bold]")
-    ct = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    ct.add_column("type")
-    ct.add_column("entity", overflow="fold")
-    ct.add_column("where", overflow="fold")
-    ct.add_column("signature", overflow="fold")
     for c in result.changes:
-        sig = ""
-        if c.before_sig != c.after_sig and c.before_sig and c.after_sig:
-            sig = f"{c.before_sig} → {c.after_sig}"
-        else:
-            sig = c.after_sig or c.before_sig
-        ct.add_row(c.change_type.value, escape(c.entity),
-                   escape(f"{c.file}:{_lines(c.line_range)}"), escape(sig))
-    con.print(ct)
+        con.print(f"  [cyan]{c.change_type.value:<16}[/cyan] [bold]{escape(c.entity)}[/bold]  "
+                  f"[dim]{escape(c.file)}:{_lines(c.line_range)}[/dim]")
+        if c.before_sig and c.after_sig and c.before_sig != c.after_sig:
+            con.print(f"      [dim]{escape(c.before_sig)}  →  {escape(c.after_sig)}[/dim]")
 
     for key, name, style, hint in _BUCKETS:
         entries = _entries(result, key)
+        code = [e for e in entries if not is_test_entry(e)]
+        tests = [e for e in entries if is_test_entry(e)]
         con.print()
         con.print(f"[{style}]{name}[/{style}] ({len(entries)}) [dim]— {hint}[/dim]")
         if not entries:
             con.print("  [dim](none)[/dim]")
             continue
-        shown = entries if key != "low_risk" else entries[:_LOW_SHOWN]
-        t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        t.add_column("entity", overflow="fold")
-        t.add_column("file", overflow="fold")
-        t.add_column("conf", justify="right")
-        t.add_column("cause", overflow="fold")
+        shown = code if key != "low_risk" else code[:_LOW_SHOWN]
         for e in shown:
-            t.add_row(escape(e.entity), escape(e.file), f"{e.conf:.2f}", escape(e.reason))
-        con.print(t)
-        if len(entries) > len(shown):
-            con.print(f"  [dim]… and {len(entries) - len(shown)} more (see impact.json)[/dim]")
+            con.print(f"  [bold]{escape(e.entity)}[/bold]  [dim]{escape(e.file)} · "
+                      f"conf {e.conf:.2f}[/dim]")
+            if key == "low_risk":
+                continue  # weak evidence: the name is enough here (causes in impact.json)
+            for cause in split_causes(e.reason):
+                con.print(f"      [dim]↳[/dim] {escape(cause)}")
+        if len(code) > len(shown):
+            con.print(f"  [dim]… and {len(code) - len(shown)} more (see impact.json)[/dim]")
+        if tests:
+            if key == "must_inspect":
+                con.print(f"  tests that must be updated ({len(tests)}):")
+                for e in tests:
+                    con.print(f"    {escape(e.entity)}")
+            else:
+                con.print(f"  [dim]+ {len(tests)} test(s) — see Tests to run[/dim]")
 
     if result.unanalyzable:
         con.print()
@@ -128,14 +140,10 @@ def render_terminal(
             f"[magenta]UN-ANALYZABLE[/magenta] ({len(result.unanalyzable)}) "
             "[dim]— dynamic sites static analysis cannot follow; inspect by hand[/dim]"
         )
-        t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        t.add_column("site", overflow="fold")
-        t.add_column("reason")
-        t.add_column("code", overflow="fold")
-        t.add_column("may reach", overflow="fold")
         for u in result.unanalyzable:
-            t.add_row(escape(_loc(u.file, u.line)), u.reason, escape(u.text), escape(u.affects))
-        con.print(t)
+            reach = f"  [dim]→ may reach {escape(u.affects)}[/dim]" if u.affects else ""
+            con.print(f"  {escape(_loc(u.file, u.line))}  [magenta]{u.reason}[/magenta]  "
+                      f"{escape(u.text)}{reach}")
 
     cands = [(f, c) for f, c in result.co_change if c]
     if cands or result.co_change_note:
@@ -215,17 +223,27 @@ def render_markdown(
                    f"{_code(f'{c.file}:{_lines(c.line_range)}')} |")
     for key, name, _style, _hint in _BUCKETS[:2]:
         entries = _entries(result, key)
+        code = [e for e in entries if not is_test_entry(e)]
+        tests = [e for e in entries if is_test_entry(e)]
         out.append("")
         out.append(f"#### {name} ({len(entries)})")
+        out.append("")
         if not entries:
-            out.append("")
             out.append("_none_")
             continue
-        out.append("")
-        out.append("| entity | file | conf | cause |")
-        out.append("|---|---|---:|---|")
-        for e in entries:
-            out.append(f"| {_code(e.entity)} | {_code(e.file)} | {e.conf:.2f} | {_md(e.reason)} |")
+        if code:
+            out.append("| entity | file | conf | cause |")
+            out.append("|---|---|---:|---|")
+            for e in code:
+                cause = "<br>".join(_md(c) for c in split_causes(e.reason))
+                out.append(f"| {_code(e.entity)} | {_code(e.file)} | {e.conf:.2f} | {cause} |")
+        if tests:
+            if code:
+                out.append("")
+            verb = "must be updated" if key == "must_inspect" else "listed under tests to run"
+            out.append(f"_{len(tests)} test(s) {verb}"
+                       + (": " + ", ".join(_code(e.entity) for e in tests) if
+                          key == "must_inspect" else "") + "._")
     if result.triage.low_risk:
         out.append("")
         out.append(f"_{len(result.triage.low_risk)} low-risk site(s) omitted (see impact.json)._")

@@ -382,6 +382,9 @@ def render(report: dict[str, Any]) -> str:
     if report.get("peer"):
         lines.append("")
         lines += render_peer(report["peer"])
+        if not report["peer"].get("skipped"):
+            lines.append("")
+            lines += render_versus(report)
     return "\n".join(lines)
 
 
@@ -600,12 +603,42 @@ def render_peer(p: dict[str, Any]) -> list[str]:
         c = p["strata"][s]
         rows.append([s, "gitnexus pdg", "line/intra", *_r(c["pdg"], False)])
         rows.append([s, "gitnexus callgraph", "symbol/inter", *_r(c["callgraph"], False)])
+        rows.append([s, "gitnexus pdg-precise", "symbol/inter",
+                     *_r(c["pdg-precise"], False)])
     lines += _table(["scope", "mode", "granularity", "P", "R", "F1", "|CIS|/|AIS|", "FPIS",
                      "FNIS", "n"], rows)
     for c in p.get("cases", []):
         if c.get("error"):
             lines.append(f"  {c['case']}: {c['error']}")
     return lines
+
+
+def versus(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """impactlens vs GitNexus, per stratum and measure (same fixtures, same scoring)."""
+    ours_s = report["scores"]["strata"]
+    ours_u = report["scores"]["unified"]
+    peer = report["peer"]["strata"]
+    out = []
+    for s in STRATA:
+        out.append({"scope": s, "measure": "pdg line/intra",
+                    "impactlens": ours_s[s]["pdg"], "gitnexus": peer[s]["pdg"]})
+        out.append({"scope": s, "measure": "callgraph symbol/inter",
+                    "impactlens": ours_s[s]["callgraph"], "gitnexus": peer[s]["callgraph"]})
+        out.append({"scope": s, "measure": "pdg statement-precise symbol/inter",
+                    "impactlens": ours_u["pdg-precise"]["symbol"]["by_stratum"][s],
+                    "gitnexus": peer[s]["pdg-precise"]})
+    return out
+
+
+def render_versus(report: dict[str, Any]) -> list[str]:
+    rows = []
+    for v in versus(report):
+        a, b = v["impactlens"], v["gitnexus"]
+        rows.append([v["scope"], v["measure"], fmt(a["f1"]), fmt(b["f1"]),
+                     f"{a['fpis']}/{a['fnis']}", f"{b['fpis']}/{b['fnis']}"])
+    return ["impactlens vs GitNexus (F1; FPIS/FNIS):",
+            *_table(["scope", "measure", "impactlens F1", "GitNexus F1", "ours FP/FN",
+                     "GitNexus FP/FN"], rows)]
 
 
 # ---------------------------------------------------------------------- main
@@ -652,6 +685,8 @@ def main(argv: list[str] | None = None) -> int:
         from impactlens.bench.pdg_peer import run_peer
 
         report["peer"] = run_peer(cases)
+        if not report["peer"].get("skipped"):
+            report["versus"] = versus(report)
     status = 0
     if args.check:
         baselines = load_baselines(corpus)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -56,6 +57,7 @@ def _map_symbol(gn_id: str, ais: list[dict[str, Any]]) -> str:
     if len(parts) != 3:
         return f"gitnexus:{gn_id}"
     _, path, name = parts
+    name = re.sub(r"#\d+$", "", name)  # GitNexus tags methods with an arity suffix
     for a in ais:
         if a["filePath"] != path:
             continue
@@ -95,6 +97,7 @@ def run_peer(cases: list[Any]) -> dict[str, Any]:
         strata[s] = {
             "pdg": _cell([Score(**r["pdg_score"]) for r in rs]),
             "callgraph": _cell([Score(**r["cg_score"]) for r in rs]),
+            "pdg-precise": _cell([Score(**r["precise_score"]) for r in rs]),
         }
     return {"version": version, "cases": rows, "strata": strata}
 
@@ -139,8 +142,9 @@ def _run_case(gn: str, case: Any, work: Path, env: dict[str, str]) -> dict[str, 
                 for h in hs}
     cg_syms = {_map_symbol(h["id"], ais) for hs in (cg.get("byDepth") or {}).values()
                for h in hs}
-    precise = {_map_symbol(h["id"], ais)
-               for hs in (pdg.get("statementPreciseByDepth") or {}).values() for h in hs}
+    inter = pdg.get("pdgInterprocedural") or {}
+    spb = pdg.get("statementPreciseByDepth") or inter.get("statementPreciseByDepth") or {}
+    precise = {_map_symbol(h["id"], ais) for hs in spb.values() for h in hs}
     row.update({
         "pdg_cis": sorted(lines), "pdg_symbols": sorted(pdg_syms), "cg_symbols": sorted(cg_syms),
         "precise_symbols": sorted(precise), "reason": pdg.get("status") or pdg.get("error"),

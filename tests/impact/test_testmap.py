@@ -164,3 +164,15 @@ def test_a_changed_test_validates_itself():
                        module_of=module_of)
     assert res.changes[0].entity == "tests.test_auth.test_login"
     assert res.validate == ("tests/test_auth.py::test_login",)
+
+
+def test_validation_set_is_not_cut_by_the_pair_cap(g):
+    for i in range(5):
+        g.test(f"tests/test_many.py::test_{i}")
+        g.tests(f"tests/test_many.py::test_{i}", SEED)
+    before = "def login(user):\n    return user\n"
+    after = "def login(user, code):\n    return user\n"
+    res = run_pipeline(g, [FileChange("app/auth.py", before, after)], module_of=module_of,
+                       settings=DEFAULT.replace(max_test_pairs=3))
+    assert len(res.test_map) == 3 and len(res.test_map_text().splitlines()) == 3
+    assert len(res.validate) == 6

@@ -103,8 +103,8 @@ def run_pipeline(
     batches, omitted = batch_stage.batches(graph, seeds, members, settings, links)
     dag = build_dag(graph, walks, tests, tri, batches, settings)
     test_map = merge_test_map(tests, settings)
-    best: dict[str, float] = {}
-    for t in test_map:
+    best: dict[str, float] = {}  # the validation set is not cut by test_map.txt's pair cap
+    for t in (t for hs in tests for t in hs):
         best[t.test_id] = max(best.get(t.test_id, 0.0), t.conf)
     validate = tuple(sorted(best, key=lambda t: (-best[t], t)))
     note = co_change_note or ("" if cands else "co-change: no candidates")

@@ -128,6 +128,17 @@ class Project:
             change = self.proposed_change(**opts)
         return analyze(self, change)
 
+    def analyze_before_after(
+        self, path: str, before: str | None, after: str | None, *, task: str = "",
+        as_of: str | int | None = None, refresh: bool = True,
+    ) -> Any:
+        """Impact of replacing file ``path``'s text ``before`` by ``after`` (``None`` = the
+        file is absent on that side), without touching the disk."""
+        from impactlens.change.inputs import from_texts, parse_as_of
+
+        change = from_texts(self.root, path, before, after, task=task, as_of=parse_as_of(as_of))
+        return self.analyze(change, refresh=refresh)
+
     def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
         """The targeted validation set (pytest node ids) of a proposed edit."""
         return list(self.analyze(change, **opts).validate)

@@ -288,3 +288,15 @@ def test_parse_as_of():
     assert parse_as_of("@1704153600") == 1704153600
     with pytest.raises(BadInputError, match="--as-of"):
         parse_as_of("next tuesday")
+
+
+def test_from_texts(tmp_path):
+    from impactlens.change.inputs import from_texts
+
+    pc = from_texts(tmp_path, "pkg/m.py", "x = 1\n", "x = 2\n", as_of=5)
+    assert changed(pc) == {"pkg/m.py": ("x = 1\n", "x = 2\n")} and pc.as_of == 5
+    assert from_texts(tmp_path, "m.py", "x = 1\n", "x = 1\n").files == ()
+    with pytest.raises(BadInputError, match="outside the repository"):
+        from_texts(tmp_path, "../m.py", "a", "b")
+    with pytest.raises(BadInputError, match="not a Python file"):
+        from_texts(tmp_path, "m.txt", "a", "b")

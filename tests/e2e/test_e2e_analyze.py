@@ -271,3 +271,11 @@ def test_demo_runs_on_the_bundled_example():
     md = CliRunner().invoke(main, ["demo", "--format", "json"])
     assert md.exit_code == 0
     assert json.loads(md.stdout)["triage"]["must_inspect"]
+
+
+def test_analyze_before_after_texts(repo):
+    with Project(repo) as p:
+        result = p.analyze_before_after(
+            "pkg/core.py", CORE, CORE.replace("def compute(a, b):", "def compute(a, b, c):"))
+    assert "pkg.use.run" in entities(result.triage.must_inspect)
+    assert (repo / "pkg/core.py").read_text() == CORE  # the disk is untouched

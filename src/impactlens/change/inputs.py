@@ -32,6 +32,7 @@ __all__ = [
     "from_before_after",
     "from_diff",
     "from_rev",
+    "from_texts",
     "from_worktree",
     "parse_as_of",
     "repo_path",
@@ -216,6 +217,31 @@ def from_before_after(
         task=task,
         as_of=int(time.time()) if as_of is None else as_of,
         base=_head_or_none(root) if git.is_repository(root) else None,
+    )
+
+
+def from_texts(
+    root: Path,
+    path: str,
+    before: str | None,
+    after: str | None,
+    *,
+    task: str = "",
+    as_of: int | None = None,
+) -> ProposedChange:
+    """One file's before and after text given directly (``None`` = absent)."""
+    rel = repo_path(root, path)
+    if not is_python(rel):
+        raise BadInputError(f"{rel}: not a Python file (.py)")
+    if before is None and after is None:
+        raise BadInputError(f"{rel}: neither a before nor an after text")
+    return _finish(
+        {rel: (before, after)},
+        mode="before-after",
+        label=rel,
+        task=task,
+        as_of=int(time.time()) if as_of is None else as_of,
+        base=None,
     )
 
 

@@ -178,3 +178,39 @@ def test_tokenize_and_cut_time():
     assert cut_time(epoch(4)) == epoch(4)
     with pytest.raises(BadInputError):
         cut_time("yesterday-ish")
+
+
+def test_project_index_mines_history_and_co_change_cuts(make_repo, git_commit):
+    from impactlens.api import Project
+
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, "a with b", date=day(1))
+    git_commit(root, {"a.py": "A = 2\n", "c.py": "C = 2\n"}, "a with c", date=day(5))
+    with Project(root) as p:
+        summary = p.index()
+        assert any("history: 3 commits indexed (3 new)" in n for n in summary.notes)
+        now, note = p.co_change(["a.py"], task="")
+        assert set(dict(now["a.py"])) == {"b.py", "c.py"} and "3 commits before" in note
+        cut, _ = p.co_change(["a.py"], as_of="2024-01-05")  # day 4: before "a with c"
+        assert set(dict(cut["a.py"])) == {"b.py"}
+        git_commit(root, {"b.py": "B = 3\n"}, "b alone", date=day(6))
+        again = p.index()
+        assert any("4 commits indexed (1 new)" in n for n in again.notes)
+
+
+def test_project_without_git_has_an_empty_channel_and_says_so(tmp_path):
+    from click.testing import CliRunner
+
+    from impactlens.api import Project
+    from impactlens.cli import main
+
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "a.py").write_text("A = 1\n")
+    res = CliRunner().invoke(main, ["index", str(root)])
+    assert res.exit_code == 0, res.output
+    assert "not a git repository" in res.output
+    with Project(root) as p:
+        got, note = p.co_change(["a.py"], task="anything")
+    assert got == {"a.py": []}
+    assert "not a git repository; co-change channel empty" in note

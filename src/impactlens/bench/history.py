@@ -58,9 +58,11 @@ import argparse
 import ast
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -432,7 +434,7 @@ def stage_predictions(result: Any, seed_file: str, seed_entity: str,
     entries = [*sorted(tri.must_inspect, key=lambda e: (-e.conf, e.entity)),
                *sorted(tri.may_impact, key=lambda e: (-e.conf, e.entity))]
     files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
-                    and not is_test_path(e.file))
+                    and is_source(e.file))
     syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
                    and e.entity in symbol_ids and not is_test_path(e.file or ""))
     return files, syms, list(result.validate)
@@ -442,7 +444,8 @@ def _base_test(tid: str) -> str:
     return tid.split("[", 1)[0]
 
 
-def run_suite(wt: Path, timeout: float, plugin_dir: Path) -> dict[str, str] | None:
+def run_suite(wt: Path, timeout: float, plugin_dir: Path,
+              extra: Sequence[str] = ()) -> dict[str, str] | None:
     """``{test id: outcome}`` of the work tree's suite (``None`` on timeout/crash)."""
     out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
     env = dict(os.environ)
@@ -456,7 +459,9 @@ def run_suite(wt: Path, timeout: float, plugin_dir: Path) -> dict[str, str] | No
     target = ["tests"] if (wt / "tests").is_dir() else (["testing"] if (wt / "testing").is_dir()
                                                          else [])
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-           "impactlens_bench_plugin", "-o", "addopts=", *target]
+           "impactlens_bench_plugin", "-o", "addopts=", *extra, *target]
+    if importlib.util.find_spec("pytest_timeout") is not None:
+        cmd[4:4] = ["--timeout", "60"]  # a hanging test fails, the suite goes on
     try:
         subprocess.run(cmd, cwd=wt, env=env, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -497,7 +502,7 @@ class CaseResult:
 
 def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool,
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
-                  progress: Any = None) -> list[CaseResult]:
+                  pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
     from impactlens.api import Project
     from impactlens.impact.pipeline import run_pipeline
     from impactlens.model import EdgeKind, FileChange, NodeKind
@@ -515,7 +520,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
         before_outcomes: dict[str, str] | None = None
         if run_tests:
             before_outcomes = _cached_suite(cache, case.sha, "parent", wt, test_timeout,
-                                            plugin_dir)
+                                            plugin_dir, pytest_args)
         for seed in case.seeds:
             module = proj.module_of(seed.file)
             seed_entity = f"{module}.{seed.qualname}"
@@ -542,13 +547,13 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             t_stage = (time.perf_counter() - t1) / len(variants)
             # baselines
             methods["imports"] = MethodRun(
-                [f for f in graph.import_closure(seed.file) if not is_test_path(f)])
+                [f for f in graph.import_closure(seed.file) if is_source(f)])
             methods["cochange10"] = MethodRun(
-                [g for g, _ in cc.get(seed.file, []) if not is_test_path(g)][:10])
+                [g for g, _ in cc.get(seed.file, []) if is_source(g)][:10])
             callers: dict[str, int] = {}
             caller_files: dict[str, int] = {}
             for e in store.in_edges(seed_entity, frozenset({EdgeKind.CALL})):
-                if is_test_path(e.file):
+                if not is_source(e.file):
                     continue
                 callers[e.src] = callers.get(e.src, 0) + 1
                 caller_files[e.file] = caller_files.get(e.file, 0) + 1
@@ -572,7 +577,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 try:
                     target.write_text(seed.seeded, encoding="utf-8")
                     after = _cached_suite(cache, case.sha, seed.key, wt, test_timeout,
-                                          plugin_dir)
+                                          plugin_dir, pytest_args)
                 finally:
                     target.write_bytes(original)
                 if after is not None:
@@ -588,12 +593,12 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
 
 
 def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: float,
-                  plugin_dir: Path) -> dict[str, str] | None:
+                  plugin_dir: Path, extra: Sequence[str] = ()) -> dict[str, str] | None:
     path = cache / f"{sha}-{key}.json" if cache else None
     if path is not None and path.exists():
         data = json.loads(path.read_text())
         return data.get("outcomes")
-    outcomes = run_suite(wt, timeout, plugin_dir)
+    outcomes = run_suite(wt, timeout, plugin_dir, extra)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"outcomes": outcomes}, sort_keys=True))
@@ -691,14 +696,15 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
     lines = [f"# {repo}: {summary['cases']} cases "
              f"({info.get('candidates', 0)} candidate commits, "
              f"{info.get('skipped_semantic', 0)} skipped by the semantic filter)"]
-    cols = ["recall", "precision", "f1", "p@1", "r@1", "p@3", "r@3", "p@5", "r@5",
-            "f1@matched", "predicted_files", "distance", "sym_recall", "sym_precision",
-            "breaking_caught", "selection_ratio"]
-    head = f"{'method':<12}" + "".join(f"{c:>11}" for c in cols)
-    lines.append(head)
+    cols = [("recall", "R"), ("precision", "P"), ("f1", "F1"), ("p@1", "P@1"), ("r@1", "R@1"),
+            ("p@3", "P@3"), ("r@3", "R@3"), ("p@5", "P@5"), ("r@5", "R@5"),
+            ("f1@matched", "F1@n"), ("predicted_files", "|pred|"), ("distance", "dist"),
+            ("sym_recall", "symR"), ("sym_precision", "symP"), ("breaking_caught", "brk"),
+            ("selection_ratio", "sel")]
+    lines.append(f"{'method':<11}" + "".join(f"{label:>7}" for _, label in cols))
     for m, row in summary["methods"].items():
-        lines.append(f"{m:<12}" + "".join(
-            f"{fmt(row.get(c), 3) if c in row else '-':>11}" for c in cols))
+        lines.append(f"{m:<11}" + "".join(
+            f"{fmt(row.get(c), 3) if c in row else '-':>7}" for c, _ in cols))
     if summary.get("ablation"):
         lines.append("ablation (Δ = without − with; |Δ| ≤ 0.05 is noise):")
         for ch, a in summary["ablation"].items():
@@ -730,7 +736,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cap", type=int, default=8, help="max changed source files per case")
     ap.add_argument("--run-tests", action="store_true",
                     help="run the suite before/after the seed (regression measure, §7.2)")
-    ap.add_argument("--test-timeout", type=float, default=300.0)
+    ap.add_argument("--test-timeout", type=float, default=300.0,
+                    help="seconds per suite run (a run over it counts as not run)")
+    ap.add_argument("--pytest-args", default="",
+                    help="extra pytest arguments for the subject's suite, e.g. "
+                         "'--ignore tests/test_stress.py'")
     ap.add_argument("--cache", type=Path, default=None,
                     help="test-outcome cache (default $XDG_CACHE_HOME/impactlens/bench/history)")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
@@ -759,14 +769,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 results.extend(evaluate_case(
                     top, case, settings, run_tests=args.run_tests,
-                    test_timeout=args.test_timeout, cache=cache, plugin_dir=plugin_dir))
+                    test_timeout=args.test_timeout, cache=cache, plugin_dir=plugin_dir,
+                    pytest_args=shlex.split(args.pytest_args)))
             except Exception as exc:  # a broken case is reported, the run goes on
                 info.setdefault("failed_cases", []).append(
                     {"sha": case.sha, "error": f"{type(exc).__name__}: {exc}"[:300]})
     summary = summarize(results)
     payload = {
         "repo": top.name, "head": _git(top, "rev-parse", "HEAD").strip(), "info": info,
-        "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit},
+        "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit,
+                     "run_tests": args.run_tests, "pytest_args": args.pytest_args},
         "summary": summary, "cases": [asdict(r) for r in results],
     }
     if args.out:

@@ -236,11 +236,19 @@ def run_corpus(cases: list[Case]) -> list[CaseRun]:
 
 
 # ------------------------------------------------------------------ scoring
+def case_f1(s: Score) -> float | None:
+    """F1 of one case; 0.0 when either side is 0 even if the other is n/a — an empty
+    answer to a non-empty truth (P n/a, R 0) must count as a miss, not drop out."""
+    if s.recall == 0 or s.precision == 0:
+        return 0.0
+    return s.f1
+
+
 def _cell(scores: list[Score]) -> dict[str, Any]:
     return {
         "precision": mean(s.precision for s in scores),
         "recall": mean(s.recall for s in scores),
-        "f1": mean(s.f1 for s in scores),
+        "f1": mean(case_f1(s) for s in scores),
         "size_ratio": mean(ratio(s.predicted, s.truth) for s in scores),
         "fpis": sum(s.fp for s in scores),
         "fnis": sum(s.fn for s in scores),

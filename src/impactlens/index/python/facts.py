@@ -164,8 +164,11 @@ def _make_facts(*values: Any) -> PyFileFacts:
     return PyFileFacts(*values)
 
 
+_KINDS = {k.value: k for k in NodeKind}
+
+
 def make_node(row: tuple[Any, ...], path: str, params: tuple[str, ...] = ()) -> Node:
     return Node(
-        id=row[0], kind=NodeKind(row[1]), qualname=row[2], file=path, start_line=row[3],
+        id=row[0], kind=_KINDS[row[1]], qualname=row[2], file=path, start_line=row[3],
         end_line=row[4], signature=row[5], decorators=row[6], parent=row[7], ids=row[8],
         strs=row[9], imports=row[10], params=params)

@@ -89,6 +89,22 @@ _BUILTIN_RESULT = {
 _SEQ_BUILTINS = frozenset({"list", "sorted", "reversed", "tuple", "set", "frozenset", "iter"})
 _TESTCASE_BASES = ("TestCase", "IsolatedAsyncioTestCase")
 
+# edge kinds / resolutions as plain strings inside the resolver (enum attribute access is
+# slow on the hot path); converted to the model enums once per file at the end
+K_CALL, K_IMPORT, K_INHERIT, K_OVERRIDE = "call", "import", "inherit", "override"
+K_INSTANTIATE, K_USE, K_CONTAINS, K_TESTS = "instantiate", "use", "contains", "tests"
+R_EXACT, R_INFERRED, R_AMBIGUOUS = "exact", "inferred", "ambiguous"
+U_DYNAMIC_GETATTR = UnresolvedReason.DYNAMIC_GETATTR
+U_REGISTRY_DISPATCH = UnresolvedReason.REGISTRY_DISPATCH
+U_IMPORTLIB = UnresolvedReason.IMPORTLIB
+U_EVAL = UnresolvedReason.EVAL
+U_GLOBALS = UnresolvedReason.GLOBALS
+U_UNKNOWN_RECEIVER = UnresolvedReason.UNKNOWN_RECEIVER
+U_UNKNOWN_NAME = UnresolvedReason.UNKNOWN_NAME
+U_EXTERNAL = UnresolvedReason.EXTERNAL
+_KIND_ENUM = {k.value: k for k in EdgeKind}
+_RES_ENUM = {r.value: r for r in Resolution}
+
 U_RECV: Val = ("U", "recv")
 U_NAME: Val = ("U", "name")
 XI: Val = ("XI",)
@@ -141,7 +157,8 @@ def render(enc: Enc, depth: int = 0) -> str:
     return "<expr>"
 
 
-RawEdge = tuple[str, str, EdgeKind, int, Resolution, str, Any]
+# (src, dst, kind, line, resolution, detail, target key (module, sidx) | None)
+RawEdge = tuple[str, str, str, int, str, str, Any]
 
 
 class _Sink:
@@ -217,7 +234,7 @@ class _Resolver:
         out: Items = []
         if bids:
             out = self._module_binding_items(mf, bids, name)
-            if out:
+            if out and not all(o[0] == "U" for o in out):
                 return out
         for star, _line in reversed(mf.stars):
             exp = self.exports(star)
@@ -243,7 +260,7 @@ class _Resolver:
         for b in bids:
             bind = sc0.binds[b]
             k = bind[4]
-            if k == B_DEF or k == B_CLASS or k == B_IMPORT:
+            if k in (B_DEF, B_CLASS, B_IMPORT):
                 items, _inf = self.ev(mf, 0, bind[1], None)
                 for it in items:
                     if it not in out:
@@ -513,7 +530,7 @@ class _Resolver:
         for b in bids:
             bind = sc.binds[b]
             k = bind[4]
-            if k == B_DEF or k == B_CLASS or k == B_IMPORT:
+            if k in (B_DEF, B_CLASS, B_IMPORT):
                 got, i2 = self.ev(mf, sidx, bind[1], recv)
                 inf = inf or i2
                 for g in got:
@@ -586,7 +603,7 @@ class _Resolver:
         return [U_RECV]
 
     def call_instance(self, v: Val) -> tuple[Items, bool]:
-        items, inf = self.class_attr((v[1], v[2]), "__call__", True)
+        items, _inf = self.class_attr((v[1], v[2]), "__call__", True)
         out: Items = []
         for it in items:
             if it[0] == "F":
@@ -688,10 +705,9 @@ class _Resolver:
     def ev_ann(self, mf: PyFileFacts, enc: Enc, recv: Any) -> tuple[Items, bool]:
         alts, ctx, value = enc[1], enc[2], enc[3]
         out = self.ann_vals(mf, ctx, alts, recv)
-        if not out or all(o[0] == "U" for o in out):
-            if value is not None:
-                got, _ = self.vals(mf, ctx, value, recv)
-                return got, True
+        if (not out or all(o[0] == "U" for o in out)) and value is not None:
+            got, _ = self.vals(mf, ctx, value, recv)
+            return got, True
         return out, True
 
     def ann_vals(self, mf: PyFileFacts, ctx: int, alts: tuple[Enc, ...], recv: Any) -> Items:
@@ -832,11 +848,10 @@ class _Resolver:
                 return [("FLD", k[0], k[1], name)], False
         if gap == "external":
             return [XI], False
-        if gap == "unknown":
-            return [U_RECV], False
         if name.startswith("__") and name.endswith("__"):
             return [XI], False  # object's own dunders
-        return [U_NAME], False
+        # not defined statically: set from outside, by a metaclass or __getattr__
+        return [U_RECV], False
 
     def _class_member(self, mf: PyFileFacts, k: tuple[str, int], sc: Scope, bids: Any,
                       name: str, on_instance: bool, recv: tuple[str, int]) -> Items:
@@ -857,7 +872,7 @@ class _Resolver:
                     out.append(("F", mf.module, fs, True, recv))
                 else:
                     out.append(("F", mf.module, fs, on_instance, recv))
-            elif kind == B_CLASS or kind == B_IMPORT:
+            elif kind in (B_CLASS, B_IMPORT):
                 got, _ = self.ev(mf, k[1], bind[1], None)
                 out.extend(got)
             else:
@@ -965,7 +980,6 @@ def _c3(seqs: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
 _SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
                 "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
                 "teardown_method", "teardown_class", "teardown")
-_RES_RANK = {Resolution.EXACT: 0, Resolution.INFERRED: 1, Resolution.AMBIGUOUS: 2}
 
 
 class _Sites(_Resolver):
@@ -993,16 +1007,16 @@ class _Sites(_Resolver):
     # ---------------------------------------------------------------- calls
     def resolve_call(self, mf: PyFileFacts, sidx: int, site: Any, src: str, sink: _Sink,
                      recv: Any) -> None:
-        line, fenc, nargs, kws, star, dstar, fargs, special = site
+        line, fenc, special = site[0], site[1], site[7]
         qual = mf.scopes[sidx].qual
         if special is not None:
             kind = special[0]
             if kind == "importlib" and special[1] is not None:
                 return
-            reason = {"getattr": UnresolvedReason.DYNAMIC_GETATTR,
-                      "eval": UnresolvedReason.EVAL,
-                      "importlib": UnresolvedReason.IMPORTLIB,
-                      "globals": UnresolvedReason.GLOBALS}[kind]
+            reason = {"getattr": U_DYNAMIC_GETATTR,
+                      "eval": U_EVAL,
+                      "importlib": U_IMPORTLIB,
+                      "globals": U_GLOBALS}[kind]
             text = (render(fenc) + "(...)") if kind != "globals" else render(fenc)
             sink.unresolved.append((line, qual, reason, text[:160], tuple(special[2])))
             return
@@ -1012,7 +1026,7 @@ class _Sites(_Resolver):
                 return
             if not isinstance(fenc[2], str) or not self._dict_key_known(mf, sidx, fenc, recv):
                 names = self._registry_names(mf, sidx, fenc[1], recv)
-                sink.unresolved.append((line, qual, UnresolvedReason.REGISTRY_DISPATCH,
+                sink.unresolved.append((line, qual, U_REGISTRY_DISPATCH,
                                         (render(fenc) + "(...)")[:160], names))
                 return
         items, inf = self.ev(mf, sidx, fenc, recv)
@@ -1054,100 +1068,111 @@ class _Sites(_Resolver):
     def _emit_callee(self, mf: PyFileFacts, sidx: int, items: Items, inf: bool, site: Any,
                      src: str, sink: _Sink, recv: Any) -> None:
         line, fenc, nargs, kws, star, dstar, fargs, _special = site
-        pending: list[tuple[str, str, EdgeKind, bool, Any, str]] = []  # dst, primary, kind...
+        if len(items) == 1:
+            it = items[0]
+            t = it[0]
+            if t == "F":  # the common case: one function
+                tk = (it[1], it[2])
+                sink.edges.append((src, self.scope_id(it[1], it[2]), K_CALL, line,
+                                   R_INFERRED if inf else R_EXACT,
+                                   call_detail(nargs, kws, star, dstar, bool(it[3])), tk))
+                if fargs:
+                    self._passed_functions(mf, sidx, [(K_CALL, bool(it[3]), tk)], fargs, src,
+                                           line, sink, recv)
+                return
+            if t == "X" or t == "XI":
+                if fenc[0] == "a":
+                    sink.unresolved.append((line, mf.scopes[sidx].qual, U_EXTERNAL,
+                                            (render(fenc) + "(...)")[:160], _site_names(fenc)))
+                return
+            if t == "B" or t == "L":
+                return
+        # pending: (dst, kind, bound, target key)
+        pending: list[tuple[str, str, bool, Any]] = []
         primaries: list[str] = []
         unknown: str | None = None
         external = False
         work = list(items)
         seen: set[Val] = set()
-        steps = 0
-        while work and steps < 64:
-            steps += 1
-            it = work.pop(0)
+        i = 0
+        while i < len(work) and i < 64:
+            it = work[i]
+            i += 1
             if it in seen:
                 continue
             seen.add(it)
             t = it[0]
             if t == "F":
                 fid = self.scope_id(it[1], it[2])
-                pending.append((fid, fid, EdgeKind.CALL, bool(it[3]), (it[1], it[2]), ""))
+                pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
                 if fid not in primaries:
                     primaries.append(fid)
             elif t == "C":
                 cid = self.scope_id(it[1], it[2])
-                pending.append((cid, cid, EdgeKind.INSTANTIATE, True, (it[1], it[2]), ""))
+                pending.append((cid, K_INSTANTIATE, True, (it[1], it[2])))
                 if cid not in primaries:
                     primaries.append(cid)
                 init, _ = self.class_attr((it[1], it[2]), "__init__", True)
                 for f in init:
                     if f[0] == "F":
-                        pending.append((self.scope_id(f[1], f[2]), cid, EdgeKind.CALL, True,
-                                        (f[1], f[2]), ""))
+                        pending.append((self.scope_id(f[1], f[2]), K_CALL, True, (f[1], f[2])))
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
                 for f in got:
                     if f[0] == "F":
                         fid = self.scope_id(f[1], f[2])
-                        pending.append((fid, fid, EdgeKind.CALL, True, (f[1], f[2]), ""))
+                        pending.append((fid, K_CALL, True, (f[1], f[2])))
                         if fid not in primaries:
                             primaries.append(fid)
                     elif f[0] == "U":
                         unknown = unknown or f[1]
-                    elif f[0] in ("X", "XI"):
+                    elif f[0] == "X" or f[0] == "XI":
                         external = True
             elif t == "V" or t == "FLD":
                 dst = self.item_id(it)
                 if dst:
-                    sink.edges.append((src, dst, EdgeKind.USE, line, Resolution.INFERRED
-                                       if inf else Resolution.EXACT, use_detail("read"), None))
+                    sink.edges.append((src, dst, K_USE, line, R_INFERRED if inf else R_EXACT,
+                                       use_detail("read"), None))
                 got, _ = self.deref([it])
                 inf = True
                 work.extend(got)
             elif t == "P":
                 gid = self.scope_id(it[1], it[2])
-                sink.edges.append((src, gid, EdgeKind.CALL, line, Resolution.INFERRED if inf
-                                   else Resolution.EXACT, call_detail(0, (), False, False, True),
-                                   (it[1], it[2])))
+                sink.edges.append((src, gid, K_CALL, line, R_INFERRED if inf else R_EXACT,
+                                   call_detail(0, (), False, False, True), (it[1], it[2])))
                 got, _ = self.returns(it[1], it[2], it[3])
                 inf = True
                 work.extend(got)
             elif t == "X" or t == "XI":
                 external = True
-            elif t == "U":
-                if unknown != "recv":
-                    unknown = it[1]
-            elif t == "L" or t == "B":
-                continue
-        res = (Resolution.AMBIGUOUS if len(primaries) > 1 else
-               Resolution.INFERRED if inf else Resolution.EXACT)
-        qual = mf.scopes[sidx].qual
-        for dst, _prim, kind, bound, tk, _x in pending:
+            elif t == "U" and unknown != "recv":
+                unknown = it[1]
+        res = R_AMBIGUOUS if len(primaries) > 1 else R_INFERRED if inf else R_EXACT
+        for dst, kind, bound, tk in pending:
             sink.edges.append((src, dst, kind, line, res,
                                call_detail(nargs, kws, star, dstar, bound), tk))
         if pending and fargs:
-            self._passed_functions(mf, sidx, pending, fargs, src, line, sink, recv)
-        tag = fenc[0]
+            self._passed_functions(mf, sidx, [(p[1], p[2], p[3]) for p in pending], fargs, src,
+                                   line, sink, recv)
+        reason = None
         if not pending:
             if unknown == "name":
-                sink.unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
-                                        (render(fenc) + "(...)")[:160], _site_names(fenc)))
+                reason = U_UNKNOWN_NAME
             elif unknown is not None:
-                sink.unresolved.append((line, qual, UnresolvedReason.UNKNOWN_RECEIVER,
-                                        (render(fenc) + "(...)")[:160], _site_names(fenc)))
-            elif external and tag == "a":
-                sink.unresolved.append((line, qual, UnresolvedReason.EXTERNAL,
-                                        (render(fenc) + "(...)")[:160], _site_names(fenc)))
-        elif unknown == "recv":
-            sink.unresolved.append((line, qual, UnresolvedReason.UNKNOWN_RECEIVER,
+                reason = U_UNKNOWN_RECEIVER
+            elif external and fenc[0] == "a":
+                reason = U_EXTERNAL
+        if reason is not None:
+            sink.unresolved.append((line, mf.scopes[sidx].qual, reason,
                                     (render(fenc) + "(...)")[:160], _site_names(fenc)))
 
-    def _passed_functions(self, mf: PyFileFacts, sidx: int, pending: list[Any],
+    def _passed_functions(self, mf: PyFileFacts, sidx: int, targets: list[Any],
                           fargs: tuple[Any, ...], src: str, line: int, sink: _Sink,
                           recv: Any) -> None:
         """``run(helper)`` where ``run`` calls its parameter: src (inferred) calls helper."""
-        for _dst, _prim, kind, bound, tk, _x in pending:
-            if kind != EdgeKind.CALL or tk is None:
+        for kind, bound, tk in targets:
+            if kind != K_CALL or tk is None:
                 continue
             cmf = self.mod(tk[0])
             if cmf is None:
@@ -1171,13 +1196,13 @@ class _Sites(_Resolver):
                 vals, _ = self.vals(mf, sidx, aenc, recv)
                 for v in vals:
                     if v[0] == "F":
-                        sink.edges.append((src, self.scope_id(v[1], v[2]), EdgeKind.CALL, line,
-                                           Resolution.INFERRED, call_detail(n, kw, st, dst_,
+                        sink.edges.append((src, self.scope_id(v[1], v[2]), K_CALL, line,
+                                           R_INFERRED, call_detail(n, kw, st, dst_,
                                                                             bool(v[3])),
                                            (v[1], v[2])))
                     elif v[0] == "C":
                         sink.edges.append((src, self.scope_id(v[1], v[2]),
-                                           EdgeKind.INSTANTIATE, line, Resolution.INFERRED,
+                                           K_INSTANTIATE, line, R_INFERRED,
                                            call_detail(n, kw, st, dst_, True), (v[1], v[2])))
 
     # ----------------------------------------------------------------- refs
@@ -1230,8 +1255,8 @@ class _Sites(_Resolver):
         if not items:
             return
         nprim = sum(1 for it in items if it[0] in ("V", "FLD", "P", "F", "C"))
-        res = (Resolution.AMBIGUOUS if nprim > 1 else
-               Resolution.INFERRED if inf else Resolution.EXACT)
+        res = (R_AMBIGUOUS if nprim > 1 else
+               R_INFERRED if inf else R_EXACT)
         for it in items:
             t = it[0]
             if t == "V" or t == "FLD":
@@ -1239,11 +1264,11 @@ class _Sites(_Resolver):
                 if dst is None:
                     continue
                 if access == "rw":
-                    sink.edges.append((src, dst, EdgeKind.USE, line, res, use_detail("read"), None))
-                    sink.edges.append((src, dst, EdgeKind.USE, line, res, use_detail("write"),
+                    sink.edges.append((src, dst, K_USE, line, res, use_detail("read"), None))
+                    sink.edges.append((src, dst, K_USE, line, res, use_detail("write"),
                                        None))
                 else:
-                    sink.edges.append((src, dst, EdgeKind.USE, line, res,
+                    sink.edges.append((src, dst, K_USE, line, res,
                                        use_detail("read" if access == "r" else "write"), None))
             elif t == "P":
                 gmf = self.mod(it[1])
@@ -1251,17 +1276,17 @@ class _Sites(_Resolver):
                     continue
                 gid = gmf.scopes[it[2]].qual
                 if "r" in access:
-                    sink.edges.append((src, gid, EdgeKind.CALL, line, res,
+                    sink.edges.append((src, gid, K_CALL, line, res,
                                        call_detail(0, (), False, False, True), (it[1], it[2])))
                 if "w" in access:
                     setter = gmf.scopes[it[2]].setter
                     tk = (it[1], setter if setter >= 0 else it[2])
-                    sink.edges.append((src, gid, EdgeKind.CALL, line, res,
+                    sink.edges.append((src, gid, K_CALL, line, res,
                                        call_detail(1, (), False, False, True), tk))
             elif (t == "F" or t == "C") and access == "r":
                 dst = self.item_id(it)
                 if dst is not None:
-                    sink.edges.append((src, dst, EdgeKind.USE, line, res, use_detail("ref"), None))
+                    sink.edges.append((src, dst, K_USE, line, res, use_detail("ref"), None))
 
     # ---------------------------------------------------------------- scopes
     def scope_sink(self, modname: str, sidx: int, recv: Any, src: str = "") -> _Sink:
@@ -1314,11 +1339,12 @@ class _Sites(_Resolver):
         nodes.extend(disc.inherited_nodes())
         for n in nodes:
             if n.parent is not None:
-                raw.append((n.parent, n.id, EdgeKind.CONTAINS, n.start_line, Resolution.EXACT,
+                raw.append((n.parent, n.id, K_CONTAINS, n.start_line, R_EXACT,
                             "", None))
-        edges = sorted({Edge(src=e[0], dst=e[1], kind=e[2], file=path, line=e[3],
-                             resolution=e[4], detail=e[5]) for e in raw if e[0] and e[1]},
-                       key=_edge_key)
+        kinds, ress = _KIND_ENUM, _RES_ENUM
+        edges = [Edge(src=e[0], dst=e[1], kind=kinds[e[2]], file=path, line=e[3],
+                      resolution=ress[e[4]], detail=e[5])
+                 for e in sorted({e[:6] for e in raw if e[0] and e[1]})]
         unres = sorted({UnresolvedSite(file=path, line=u[0], scope=u[1], reason=u[2],
                                        text=u[3], names=u[4]) for u in unresolved},
                        key=lambda u: (u.line, u.scope, u.reason.value, u.text, u.names))
@@ -1336,30 +1362,30 @@ class _Sites(_Resolver):
             if name is None or name == "*":
                 m = self.mod(mod)
                 if m is not None:
-                    raw.append((src, m.module, EdgeKind.IMPORT, line, Resolution.EXACT,
+                    raw.append((src, m.module, K_IMPORT, line, R_EXACT,
                                 _import_detail(mod if name is None else "*", alias), None))
                 elif self._top_in_repo(mod):
-                    unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                    unresolved.append((line, qual, U_UNKNOWN_NAME,
                                        f"import {mod}", (mod.rpartition(".")[2],)))
                 continue
             items = self.module_member(mod, name)
             if items is None:
                 if self._top_in_repo(mod):
-                    unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                    unresolved.append((line, qual, U_UNKNOWN_NAME,
                                        f"from {mod} import {name}", (name,)))
                 continue
             dsts = [d for d in (self.item_id(it) for it in items) if d]
             if not dsts:
                 if any(it[0] == "U" for it in items) or not items:
-                    unresolved.append((line, qual, UnresolvedReason.UNKNOWN_NAME,
+                    unresolved.append((line, qual, U_UNKNOWN_NAME,
                                        f"from {mod} import {name}", (name,)))
                 continue
-            res = Resolution.AMBIGUOUS if len(set(dsts)) > 1 else Resolution.EXACT
+            res = R_AMBIGUOUS if len(set(dsts)) > 1 else R_EXACT
             for d in dsts:
-                raw.append((src, d, EdgeKind.IMPORT, line, res, _import_detail(name, alias),
+                raw.append((src, d, K_IMPORT, line, res, _import_detail(name, alias),
                             None))
         for sidx, line, text in f.bad_relative:
-            unresolved.append((line, scopes[sidx].qual, UnresolvedReason.UNKNOWN_NAME, text, ()))
+            unresolved.append((line, scopes[sidx].qual, U_UNKNOWN_NAME, text, ()))
         for sidx, sc in enumerate(scopes):
             if sc.kind != CLASS:
                 continue
@@ -1367,10 +1393,10 @@ class _Sites(_Resolver):
             for benc in sc.bases:
                 vals, inf = self.vals(f, sc.parent, benc, None)
                 cands = [v for v in vals if v[0] == "C"]
-                res = (Resolution.AMBIGUOUS if len(cands) > 1 else
-                       Resolution.INFERRED if inf else Resolution.EXACT)
+                res = (R_AMBIGUOUS if len(cands) > 1 else
+                       R_INFERRED if inf else R_EXACT)
                 for v in cands:
-                    raw.append((cid, self.scope_id(v[1], v[2]), EdgeKind.INHERIT, sc.def_line,
+                    raw.append((cid, self.scope_id(v[1], v[2]), K_INHERIT, sc.def_line,
                                 res, "", None))
             order, _gap = self.mro((f.module, sidx))
             if len(order) < 2:
@@ -1383,8 +1409,8 @@ class _Sites(_Resolver):
                 if base_id is None:
                     continue
                 for fs in defs:
-                    raw.append((src_ids[fs], base_id, EdgeKind.OVERRIDE, scopes[fs].def_line,
-                                Resolution.EXACT, "", None))
+                    raw.append((src_ids[fs], base_id, K_OVERRIDE, scopes[fs].def_line,
+                                R_EXACT, "", None))
 
     def _overridden(self, order: list[tuple[str, int]], name: str) -> str | None:
         for k in order:
@@ -1419,10 +1445,6 @@ def _site_names(fenc: Enc) -> tuple[str, ...]:
 @lru_cache(maxsize=8192)
 def _import_detail(name: str, alias: str | None) -> str:
     return json.dumps({"name": name, "alias": alias}, separators=(",", ":"))
-
-
-def _edge_key(e: Edge) -> tuple[Any, ...]:
-    return (e.src, e.dst, e.kind.value, e.line, e.resolution.value, e.detail)
 
 
 def resolve_file(facts: PyFileFacts, lookup: ModuleLookup) -> FileResolution:

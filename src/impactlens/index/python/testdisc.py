@@ -16,16 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 from impactlens.index.python import pytest_marks as pm
 from impactlens.index.python.facts import B_CLASS, B_DEF, B_IMPORT, CLASS, FUNCTION, PyFileFacts
-from impactlens.model import EdgeKind, Node, NodeKind, Resolution
+from impactlens.model import Node, NodeKind
 
 if TYPE_CHECKING:
     from impactlens.index.python.resolve import RawEdge, _Sites
 
+K_CALL, K_INSTANTIATE, K_TESTS = "call", "instantiate", "tests"
+R_EXACT, R_INFERRED, R_AMBIGUOUS = "exact", "inferred", "ambiguous"
+
 _SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
                 "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
                 "teardown_method", "teardown_class", "teardown")
-_UNIT_KINDS = (EdgeKind.CALL, EdgeKind.INSTANTIATE)
-_RANK = {Resolution.EXACT: 0, Resolution.INFERRED: 1, Resolution.AMBIGUOUS: 2}
+_UNIT_KINDS = (K_CALL, K_INSTANTIATE)
+_RANK = {"exact": 0, "inferred": 1, "ambiguous": 2}
 
 
 class TestDiscovery:
@@ -41,6 +44,11 @@ class TestDiscovery:
         self.inherited: list[tuple[str, str, str, int, int]] = []
         self._conftests: list[PyFileFacts] | None = None
         self._modfx: dict[str, dict[str, int]] = {}
+        self._units: dict[Any, dict[str, tuple[str, int]]] = {}
+        self._fxunits: dict[Any, dict[str, tuple[str, int]]] = {}
+        self._setup: dict[Any, dict[str, tuple[str, int]]] = {}
+        self._closure: dict[Any, list[tuple[str, int]]] = {}
+        self._autouse_memo: dict[Any, list[tuple[str, int]]] = {}
 
     # ------------------------------------------------------------ discovery
     def discover(self) -> None:
@@ -170,46 +178,26 @@ class TestDiscovery:
         for fs, tid in sorted(self.own.items()):
             csidx = self.owner.get(fs, 0)
             ck = (f.module, csidx) if csidx else None
-            units = self.units(f.module, fs, None, ck, f.scopes[fs].def_line, tid)
-            for dst, (res, line) in units.items():
-                out.append((tid, dst, EdgeKind.TESTS, line, res, "", None))
+            line = f.scopes[fs].def_line
+            for dst, (res, at) in self.units(f.module, fs, None, ck).items():
+                if dst != tid:
+                    out.append((tid, dst, K_TESTS, at if at > 0 else line, res, "", None))
         for tid, _qual, bmod, fs, csidx in self.inherited:
             ck = (f.module, csidx)
-            units = self.units(bmod, fs, ck, ck, f.scopes[csidx].def_line, tid)
-            for dst, (res, line) in units.items():
-                out.append((tid, dst, EdgeKind.TESTS, line, res, "", None))
+            line = f.scopes[csidx].def_line
+            for dst, (res, _at) in self.units(bmod, fs, ck, ck).items():
+                if dst != tid:
+                    out.append((tid, dst, K_TESTS, line, res, "", None))
         return out
 
-    def units(self, mod: str, fs: int, recv: Any, ck: tuple[str, int] | None, line: int,
-              tid: str) -> dict[str, tuple[Resolution, int]]:
-        r = self.r
-        units: dict[str, tuple[Resolution, int]] = {}
-
-        def add(dst: str, res: Resolution, at: int) -> None:
-            if dst == tid:
-                return
-            old = units.get(dst)
-            if old is None or (_RANK[res], at) < (_RANK[old[0]], old[1]):
-                units[dst] = (res, at)
-
-        def scope_units(m: str, s: int, rc: Any, at: int | None, helpers: bool) -> None:
-            sink = r.scope_sink(m, s, rc)
-            for e in sink.edges:
-                if e[2] not in _UNIT_KINDS:
-                    continue
-                add(e[1], e[4], e[3] if at is None else at)
-                if helpers and e[6] is not None and self._is_helper(e[6]):
-                    hm, hs = e[6]
-                    hmf = r.mod(hm)
-                    hrc = rc if (hmf is not None and hmf.scopes[hs].cls >= 0) else None
-                    scope_units(hm, hs, hrc, line, False)
-
-        scope_units(mod, fs, recv, None, True)
-        mf = r.mod(mod)
+    def units(self, mod: str, fs: int, recv: Any,
+              ck: tuple[str, int] | None) -> dict[str, tuple[str, int]]:
+        """dst → (resolution, line); line -1: reached indirectly (fixture, setUp, helper)."""
+        units = dict(self.scope_units(mod, fs, recv, True))
+        mf = self.r.mod(mod)
         if mf is None:
             return units
         fsc = mf.scopes[fs]
-        # fixtures requested by parameter, usefixtures marks and autouse
         names: list[str] = self._requested(fsc)
         names.extend(fsc.usefixtures)
         s = ck[1] if ck else 0
@@ -217,6 +205,73 @@ class TestDiscovery:
             names.extend(self.f.scopes[s].usefixtures)
             s = self.f.scopes[s].parent
         names.extend(self.f.usefixtures)
+        for fx in self.fixture_closure(tuple(names), ck):
+            _merge(units, self.fixture_units(fx, ck))
+        if ck is not None:
+            _merge(units, self.setup_units(ck))
+        return units
+
+    def scope_units(self, m: str, s: int, rc: Any, helpers: bool) -> dict[str, tuple[str, int]]:
+        key = (m, s, rc, helpers)
+        got = self._units.get(key)
+        if got is not None:
+            return got
+        out: dict[str, tuple[str, int]] = {}
+        self._units[key] = out
+        r = self.r
+        for e in r.scope_sink(m, s, rc).edges:
+            kind = e[2]
+            if kind != K_CALL and kind != K_INSTANTIATE:
+                continue
+            _put(out, e[1], e[4], e[3])
+            tk = e[6]
+            if helpers and tk is not None and self._is_helper(tk):
+                hmf = r.mod(tk[0])
+                hrc = rc if (hmf is not None and hmf.scopes[tk[1]].cls >= 0) else None
+                _merge(out, self.scope_units(tk[0], tk[1], hrc, False))
+        return out
+
+    def fixture_units(self, fx: tuple[str, int],
+                      ck: tuple[str, int] | None) -> dict[str, tuple[str, int]]:
+        key = (fx, ck)
+        got = self._fxunits.get(key)
+        if got is None:
+            got = {}
+            fmf = self.r.mod(fx[0])
+            if fmf is not None:
+                got[fmf.scopes[fx[1]].qual] = (R_EXACT, -1)
+                rc = ck if fmf.scopes[fx[1]].cls >= 0 else None
+                _merge(got, self.scope_units(fx[0], fx[1], rc, True))
+            self._fxunits[key] = got
+        return got
+
+    def setup_units(self, ck: tuple[str, int]) -> dict[str, tuple[str, int]]:
+        got = self._setup.get(ck)
+        if got is None:
+            got = {}
+            r = self.r
+            for name in _SETUP_NAMES:
+                items, _ = r.class_attr(ck, name, True)
+                for it in items:
+                    if it[0] == "F":
+                        smf = r.mod(it[1])
+                        if smf is None:
+                            continue
+                        _put(got, smf.scopes[it[2]].qual, R_EXACT, -1)
+                        # only set-up code written in test modules is expanded: a framework's
+                        # own setUp (e.g. a TestCase base class in the repo) is one unit
+                        if smf.is_test or smf.is_conftest:
+                            _merge(got, self.scope_units(it[1], it[2], ck, True))
+            self._setup[ck] = got
+        return got
+
+    def fixture_closure(self, names: tuple[str, ...],
+                        ck: tuple[str, int] | None) -> list[tuple[str, int]]:
+        key = (names, ck)
+        got = self._closure.get(key)
+        if got is not None:
+            return got
+        r = self.r
         fixtures: list[tuple[str, int]] = []
         seen_fx: set[tuple[str, int]] = set()
         queue = list(names)
@@ -242,25 +297,8 @@ class TestDiscovery:
             found = self.find_fixture(name, ck)
             if found is not None:
                 take(found)
-        for fx in fixtures:
-            fmf = r.mod(fx[0])
-            if fmf is None:
-                continue
-            add(fmf.scopes[fx[1]].qual, Resolution.EXACT, line)
-            rc = ck if fmf.scopes[fx[1]].cls >= 0 else None
-            scope_units(fx[0], fx[1], rc, line, True)
-        # setUp / tearDown style methods
-        if ck is not None:
-            for name in _SETUP_NAMES:
-                items, _ = r.class_attr(ck, name, True)
-                for it in items:
-                    if it[0] == "F":
-                        smf = r.mod(it[1])
-                        if smf is None:
-                            continue
-                        add(smf.scopes[it[2]].qual, Resolution.EXACT, line)
-                        scope_units(it[1], it[2], ck, line, True)
-        return units
+        self._closure[key] = fixtures
+        return fixtures
 
     def _is_helper(self, tk: tuple[str, int]) -> bool:
         mf = self.r.mod(tk[0])
@@ -344,6 +382,12 @@ class TestDiscovery:
         return None
 
     def _autouse(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
+        got = self._autouse_memo.get(ck)
+        if got is None:
+            got = self._autouse_memo[ck] = self._autouse_uncached(ck)
+        return got
+
+    def _autouse_uncached(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
         r = self.r
         out: list[tuple[str, int]] = []
         if ck is not None:
@@ -366,3 +410,17 @@ class TestDiscovery:
                 if fx is not None and fx[1]:
                     out.append((mf.module, sidx))
         return out
+
+
+def _put(out: dict[str, tuple[str, int]], dst: str, res: str, line: int) -> None:
+    old = out.get(dst)
+    if old is None or (_RANK[res], old[1] < 0, line) < (_RANK[old[0]], line < 0, old[1]):
+        out[dst] = (res, line)
+
+
+def _merge(out: dict[str, tuple[str, int]], more: dict[str, tuple[str, int]]) -> None:
+    """Merge units reached indirectly (their lines become -1)."""
+    for dst, (res, _line) in more.items():
+        old = out.get(dst)
+        if old is None or _RANK[res] < _RANK[old[0]]:
+            out[dst] = (res, -1 if old is None else old[1])

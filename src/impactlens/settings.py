@@ -37,7 +37,7 @@ class Settings:
     history_first_parent: bool = False  # True: first-parent chain, merges as one change set
     history_max_commits: int = 100_000  # newest commits mined (0 = all)
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
-    cochange_prior: float = 1.0  # pseudo-commits in the denominator (shrinks thin evidence)
+    cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
 
     # --- §3.5 test map -------------------------------------------------------
     test_edge_weights: MappingProxyType[str, float] = field(

@@ -45,7 +45,7 @@ def planted(make_repo, git_commit):
 
 def test_partner_scored_and_unrelated_absent(planted, tmp_path):
     commits = history(planted, tmp_path)
-    assert partners(commits, "a.py") == {"b.py": 0.6666}  # 2 / (2 + κ); z, c absent (0)
+    assert partners(commits, "a.py") == {"b.py": 0.8}  # 2 / (2 + κ); z, c absent (0)
     assert partners(commits, "z.py") == {}
 
 
@@ -129,10 +129,12 @@ def test_cap_of_forty_candidates(make_repo, git_commit, tmp_path):
 def test_scores_truncated_to_four_decimals(make_repo, git_commit, tmp_path):
     root = make_repo({"x.py": "X = 0\n"}, date=day(0))
     git_commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, "one", date=day(1))
-    git_commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "two", date=day(2))
+    git_commit(root, {"a.py": "A = 2\n", "c.py": "C = 2\n", "d.py": "D = 2\n"}, "two",
+               date=day(2))
     commits = history(root, tmp_path)
     got = partners(commits, "a.py")
-    assert got == {"b.py": 0.6666}  # 2 / (2 + κ) = 0.66666… truncated, not rounded
+    # b: 1 / (1 + κ) = 0.66666… truncated, not rounded; c, d: churn(3 files) = log2 3 / 2
+    assert got == {"b.py": 0.6666, "c.py": 0.5283, "d.py": 0.5283}
     for value in partners(commits, "b.py").values():
         assert value == round(value, 4) and 0 <= value <= 1
 
@@ -144,10 +146,10 @@ def test_renames_followed(make_repo, git_commit, tmp_path):
     git_commit(root, {"old.py": None, "new.py": body + "W = 1\n"}, "rename", date=day(2))
     git_commit(root, {"new.py": body + "W = 2\n", "b.py": "B = 2\n"}, "new with b", date=day(3))
     commits = history(root, tmp_path)
-    # new.py changed 3 times (once as old.py), twice with b: 2 / (3 + κ); without following
-    # the rename it would be 1 / (2 + κ)
-    assert partners(commits, "new.py")["b.py"] == 0.5
-    assert partners(commits, "b.py", cut=epoch(2)) == {"old.py": 0.5}  # before the rename
+    # new.py shares two commits with b (one as old.py): 2 / (2 + κ); without following the
+    # rename it would be 1 / (1 + κ)
+    assert partners(commits, "new.py")["b.py"] == 0.8
+    assert partners(commits, "b.py", cut=epoch(2)) == {"old.py": 0.6666}  # before the rename
     assert "old.py" not in partners(commits, "b.py")  # named as of the cut
     assert "new.py" in partners(commits, "b.py")
 

@@ -279,3 +279,38 @@ def test_analyze_before_after_texts(repo):
             "pkg/core.py", CORE, CORE.replace("def compute(a, b):", "def compute(a, b, c):"))
     assert "pkg.use.run" in entities(result.triage.must_inspect)
     assert (repo / "pkg/core.py").read_text() == CORE  # the disk is untouched
+
+
+DYNAMIC = {
+    "dyn/__init__.py": "",
+    "dyn/ops.py": "def op_a(x):\n    return x\n\n\ndef op_b(x):\n    return -x\n\n\n"
+                  "OPS = {'a': op_a, 'b': op_b}\n",
+    "dyn/run.py": "import importlib\n\nfrom dyn.ops import OPS\n\n\n"
+                  "def run(name, x):\n    return OPS[name](x)\n\n\n"
+                  "def by_attr(obj, name):\n    return getattr(obj, 'op_' + name)()\n\n\n"
+                  "def load(name):\n    return importlib.import_module('dyn.' + name)\n\n\n"
+                  "def duck(thing):\n    return thing.op_a(1) + thing.other()\n",
+}
+
+
+@pytest.mark.parametrize("old,new", [
+    ("def op_a(x):\n    return x\n", "def op_a(x, y):\n    return x\n"),
+    ("def op_b(x):\n    return -x\n", "def op_b(x):\n    return x\n"),
+])
+def test_prefiltered_unresolved_sites_give_the_same_result(make_repo, old, new):
+    from impactlens.change.analysis import before_graph, relevant_unresolved
+    from impactlens.impact.pipeline import run_pipeline
+
+    root = make_repo(DYNAMIC)
+    edit(root, "dyn/ops.py", old, new)
+    with Project(root) as p:
+        p.index()
+        change = p.proposed_change(as_of=0)
+        graph = before_graph(p, change)
+        full = run_pipeline(graph, change.files, module_of=p.module_of,
+                            unresolved=p.store.unresolved_sites(), settings=p.settings)
+        some = run_pipeline(graph, change.files, module_of=p.module_of,
+                            unresolved=relevant_unresolved(p, graph, change),
+                            settings=p.settings)
+        assert len(relevant_unresolved(p, graph, change)) <= len(p.store.unresolved_sites())
+    assert full.impact_json() == some.impact_json()

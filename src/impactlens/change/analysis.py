@@ -7,6 +7,8 @@ the impact pipeline. Also writes the three output files atomically.
 
 from __future__ import annotations
 
+import ast
+import difflib
 import json
 import os
 import tempfile
@@ -74,7 +76,6 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
     """Run the impact pipeline on ``change`` against ``project``'s (fresh) index."""
     from impactlens.impact.pipeline import run_pipeline
 
-    store = project.store
     co_change, note = _co_change(project, change)
     graph = before_graph(project, change)
     return run_pipeline(
@@ -83,9 +84,30 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         module_of=project.module_of,
         co_change=co_change,
         co_change_note=note,
-        unresolved=graph.unresolved_sites() if graph is not store else store.unresolved_sites(),
+        unresolved=relevant_unresolved(project, graph, change),
         settings=project.settings,
     )
+
+
+def relevant_unresolved(project: Project, graph: Any, change: ProposedChange) -> list[Any]:
+    """The un-analyzable sites the pipeline could match to this change — a superset:
+    every dynamic site (getattr/registry/importlib/eval/globals), every site in a changed
+    file, and every other site whose text or names mention a changed entity's name or
+    module. Loading all sites of a large repository costs seconds; this costs milliseconds.
+    """
+    from impactlens.model import UnresolvedReason
+
+    where = getattr(graph, "unresolved_sites_where", None)
+    if where is None:
+        return list(graph.unresolved_sites())
+    mentions: set[str] = set()
+    for f in change.files:
+        mentions.add(project.module_of(f.path))
+        mentions |= changed_names(f.before, f.after)
+    dynamic = [r.value for r in UnresolvedReason
+               if r not in (UnresolvedReason.UNKNOWN_RECEIVER, UnresolvedReason.UNKNOWN_NAME,
+                            UnresolvedReason.EXTERNAL)]
+    return list(where(reasons=dynamic, words=mentions, files=[f.path for f in change.files]))
 
 
 def before_graph(project: Project, change: ProposedChange) -> Any:
@@ -105,6 +127,77 @@ def before_graph(project: Project, change: ProposedChange) -> Any:
     except ImportError:  # pragma: no cover - overlay needs the index's resolver
         return store
     return overlay_for(project, change) or store
+
+
+def _changed_lines(before: str, after: str) -> tuple[set[int], set[int]]:
+    """Lines (1-based) of ``before`` / ``after`` inside changed regions (a superset is fine:
+    the common prefix and suffix are trimmed, the middle is diffed with autojunk on)."""
+    a, b = before.splitlines(), after.splitlines()
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < len(a) - lo and hi < len(b) - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    old: set[int] = set()
+    new: set[int] = set()
+    sm = difflib.SequenceMatcher(None, a[lo : len(a) - hi], b[lo : len(b) - hi])
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        # a pure insertion/deletion also touches the line before it
+        old.update(range(lo + i1, lo + max(i2, i1 + 1) + 1))
+        new.update(range(lo + j1, lo + max(j2, j1 + 1) + 1))
+    old.discard(0)
+    new.discard(0)
+    return old, new
+
+
+def _names_on(text: str | None, lines: set[int] | None) -> set[str]:
+    """Names defined, bound or imported by statements on ``lines`` (all when ``None``),
+    including the names of the definitions enclosing them."""
+    if not text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    out: set[str] = set()
+
+    def hit(node: ast.AST) -> bool:
+        start = getattr(node, "lineno", None)
+        if start is None:
+            return True  # the module itself
+        end = getattr(node, "end_lineno", None) or start
+        return lines is None or any(start <= n <= end for n in lines)
+
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.update((a.asname or a.name).rsplit(".", 1)[-1] for a in node.names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out.add(n.id)
+                    elif isinstance(n, ast.Attribute):
+                        out.add(n.attr)
+        # only statements carry bindings; descend where the changed lines are
+        stack.extend(c for c in ast.iter_child_nodes(node)
+                     if isinstance(c, ast.stmt) and hit(c))
+    return out
+
+
+def changed_names(before: str | None, after: str | None) -> set[str]:
+    """A superset of the leaf names of the entities an edit changes (cheap: two parses)."""
+    if before is None or after is None:
+        return _names_on(before, None) | _names_on(after, None)
+    old, new = _changed_lines(before, after)
+    return _names_on(before, old) | _names_on(after, new)
 
 
 def impact_json_text(result: ImpactResult) -> str:

@@ -134,6 +134,10 @@ class OverlayGraph:
         out = kept + self._kinds(self._out.get(node_id, []), kinds)
         return sorted(out, key=lambda e: (e.dst, e.kind.value, e.file, e.line))
 
+    def unresolved_sites_where(self, **kw: Any) -> list[UnresolvedSite]:
+        kept = [u for u in self._store.unresolved_sites_where(**kw) if u.file not in self._files]
+        return sorted(kept + self._unresolved, key=lambda u: (u.file, u.line, u.scope, u.text))
+
     def unresolved_sites(self) -> list[UnresolvedSite]:
         kept = [u for u in self._store.unresolved_sites() if u.file not in self._files]
         return sorted(kept + self._unresolved, key=lambda u: (u.file, u.line, u.scope, u.text))

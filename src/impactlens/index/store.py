@@ -417,6 +417,46 @@ class Store:
         rows = self._conn.execute("SELECT * FROM unresolved ORDER BY file, line, scope, text")
         return [_row_unresolved(r) for r in rows]
 
+    def unresolved_sites_where(
+        self, *, reasons: Iterable[str] = (), words: Iterable[str] = (),
+        files: Iterable[str] = (),
+    ) -> list[UnresolvedSite]:
+        """Sites with one of ``reasons``, or in one of ``files``, or mentioning one of
+        ``words`` (identifiers or dotted names): as a whole word in the site's text, or as
+        a name, a dotted-name suffix (``.word``) or a dotted-name prefix (``word.``) in its
+        names. A cheap superset query for change-impact matching."""
+        clauses: list[str] = []
+        args: list[str] = []
+        rs, fs = sorted(set(reasons)), sorted(set(files))
+        if rs:
+            clauses.append(f"reason IN ({','.join('?' * len(rs))})")
+            args += rs
+        if fs:
+            clauses.append(f"file IN ({','.join('?' * len(fs))})")
+            args += fs
+        b = "[^A-Za-z0-9_]"
+        for w in sorted({w for w in words if w and not any(c in w for c in "*?[]")}):
+            clauses.append(
+                "(instr(text, ?) > 0 AND (text = ? OR text GLOB ? OR text GLOB ? OR text GLOB ?))"
+                " OR instr(names, ?) > 0 OR instr(names, ?) > 0 OR instr(names, ?) > 0"
+            )
+            args += [w, w, f"{w}{b}*", f"*{b}{w}", f"*{b}{w}{b}*",
+                     json.dumps(w), "." + json.dumps(w)[1:], json.dumps(w)[:-1] + "."]
+        if not clauses:
+            return []
+        found: dict[tuple[str, int, str, str, str], UnresolvedSite] = {}
+        pos = 0
+        for i in range(0, len(clauses), 100):  # stay under SQLite's expression limits
+            chunk = clauses[i : i + 100]
+            k = sum(c.count("?") for c in chunk)
+            for r in self._conn.execute(
+                f"SELECT * FROM unresolved WHERE {' OR '.join(chunk)}", args[pos : pos + k]
+            ):
+                u = _row_unresolved(r)
+                found[(u.file, u.line, u.scope, u.text, u.reason.value)] = u
+            pos += k
+        return [found[k] for k in sorted(found)]
+
     def unresolved_in_file(self, path: str) -> list[UnresolvedSite]:
         rows = self._conn.execute(
             "SELECT * FROM unresolved WHERE file=? ORDER BY line, scope, text", (path,)

@@ -74,7 +74,8 @@ class Repo:
     def unresolved(self):
         return [u for r in self.res.values() for u in r.unresolved]
 
-    def pairs(self, kind: EdgeKind | str = EdgeKind.CALL, src_prefix: str = "") -> set[tuple[str, str]]:
+    def pairs(self, kind: EdgeKind | str = EdgeKind.CALL,
+              src_prefix: str = "") -> set[tuple[str, str]]:
         k = EdgeKind(kind)
         return {(e.src, e.dst) for e in self.edges if e.kind == k and e.src.startswith(src_prefix)}
 

@@ -54,6 +54,7 @@ P: Enc = ("p",)
 NONE: Enc = ("none",)
 LAM: Enc = ("lam",)
 GLOB: Enc = ("glob",)
+DYN: Enc = ("dyn",)  # the value of a dynamic expression already reported as unresolved
 K_STR: Enc = ("k", "str")
 K_BYTES: Enc = ("k", "bytes")
 K_INT: Enc = ("k", "int")
@@ -1065,7 +1066,15 @@ class _Extractor:
         return ("n", name, reach)
 
     def e_Attribute(self, node: ast.Attribute) -> Enc:
-        base = self.ev(node.value)
+        value = node.value
+        if type(value) is ast.Name:
+            # a name used as a receiver: recorded as a "b" (base) read, which makes a use
+            # edge for a variable/constant but no reference edge to a class/function
+            base = self._name_noref(value.id)
+            if not self.noref and (not base[2] or self.sc.kind != FUNCTION):
+                self.sc.refs.append((value.lineno, base, "b"))
+        else:
+            base = self.ev(value)
         enc = ("a", base, node.attr)
         if not self.noref and base[0] != "k":
             if base[0] == "n" and base[2] and self.sc.kind == FUNCTION:
@@ -1268,6 +1277,7 @@ class _Extractor:
                         self.sc.refs.append((node.lineno, aenc, "w"))
                 else:
                     special = ("getattr", None, _site_names(namearg))
+                    result = DYN
                 for a in args[1:]:
                     self.ev(a)
                 for k in node.keywords:
@@ -1277,6 +1287,7 @@ class _Extractor:
                 return result if result is not None else U
             if fname in _EVAL:
                 special = ("eval", None, _site_names(args[0]) if args else ())
+                result = DYN
             elif fname == "__import__":
                 special = self._importlib_special(args, node.lineno)
                 if special[1] is not None:
@@ -1299,7 +1310,13 @@ class _Extractor:
                 self.sc.calls.append((node.lineno, fenc, 2, (), False, False, (), None))
                 return ("an", alts, self.sidx, None) if alts else U
         elif ft is ast.Attribute:
-            base = self.ev(func.value)
+            value = func.value
+            if type(value) is ast.Name:
+                base = self._name_noref(value.id)
+                if not self.noref and (not base[2] or self.sc.kind != FUNCTION):
+                    self.sc.refs.append((value.lineno, base, "b"))
+            else:
+                base = self.ev(value)
             fenc = ("a", base, func.attr)
             if func.attr == "import_module" and base[0] == "n" and base[1] == "importlib":
                 special = self._importlib_special(args, node.lineno)

@@ -409,6 +409,8 @@ class _Resolver:
             return [LAM_V], False
         if tag == "glob":
             return [("G",)], False
+        if tag == "dyn":
+            return [], False
         return [U_RECV], False
 
     def _is_namespace_pkg(self, mf: PyFileFacts, top: str) -> bool:
@@ -1269,7 +1271,9 @@ class _Sites(_Resolver):
                                        None))
                 else:
                     sink.edges.append((src, dst, K_USE, line, res,
-                                       use_detail("read" if access == "r" else "write"), None))
+                                       use_detail("write" if access == "w" else "read"), None))
+            elif access == "b":
+                continue  # a receiver: the attribute access itself carries the edge
             elif t == "P":
                 gmf = self.mod(it[1])
                 if gmf is None:
@@ -1304,8 +1308,7 @@ class _Sites(_Resolver):
         for site in sc.calls:
             self.resolve_call(mf, sidx, site, src, sink, recv)
         for ref in sc.refs:
-            if ref[2] != "w" or ref[1][0] == "a":
-                self.resolve_ref(mf, sidx, ref, src, sink, recv)
+            self.resolve_ref(mf, sidx, ref, src, sink, recv)
         return sink
 
     # ------------------------------------------------------------------ run

@@ -1,0 +1,555 @@
+"""Call resolution: receivers, hierarchy, inference, properties, values, call-site detail."""
+
+from __future__ import annotations
+
+from pyindex_helpers import repo
+
+from impactlens.model import EdgeKind, Resolution, UnresolvedReason
+
+
+def one(src: str, **more: str):
+    return repo(**{"m.py": src, **more})
+
+
+def test_self_cls_super_through_mro() -> None:
+    r = one("""
+        class Base:
+            def run(self):
+                return self.step()
+            def step(self):
+                pass
+            @classmethod
+            def make(cls):
+                return cls()
+            @classmethod
+            def build(cls):
+                return cls.make()
+
+        class Mixin:
+            def step(self):
+                return super().step()
+
+        class Child(Mixin, Base):
+            def step(self):
+                super().step()
+                return self.run()
+    """)
+    assert r.calls_from("m.Base.run") == {"m.Base.step"}
+    assert r.calls_from("m.Child.step") == {"m.Mixin.step", "m.Base.run"}
+    # C3: Mixin's super() in a Child instance is Base, seen from Mixin's own MRO too
+    assert r.calls_from("m.Mixin.step") == set()  # object has no step: not guessed
+    assert r.calls_from("m.Base.build") == {"m.Base.make"}
+    assert r.calls_from("m.Base.make", "instantiate") == {"m.Base"}
+    assert r.detail("m.Base.build", "m.Base.make")["bound"] is True
+    assert ("m.Child.step", "m.Mixin.step") in r.pairs("override")
+    assert ("m.Mixin.step", "m.Base.step") not in r.pairs("override")
+    assert r.pairs("inherit") == {("m.Child", "m.Mixin"), ("m.Child", "m.Base")}
+
+
+def test_override_nearest_only() -> None:
+    r = one("""
+        class A:
+            def f(self): pass
+        class B(A):
+            def f(self): pass
+        class C(B):
+            def f(self): pass
+    """)
+    assert r.pairs("override") == {("m.B.f", "m.A.f"), ("m.C.f", "m.B.f")}
+
+
+def test_instantiation_calls_init_found_through_mro() -> None:
+    r = one("""
+        class A:
+            def __init__(self, x, y=1):
+                self.x = x
+        class B(A):
+            pass
+        class C:
+            pass
+
+        def make():
+            B(1, y=2)
+            C()
+    """)
+    assert r.calls_from("m.make", "instantiate") == {"m.B", "m.C"}
+    assert r.calls_from("m.make") == {"m.A.__init__"}
+    d = r.detail("m.make", "m.A.__init__")
+    assert d == {"args": 1, "kwargs": ["y"], "star": False, "dstar": False, "bound": True}
+
+
+def test_call_detail_bound_unbound_star() -> None:
+    r = one("""
+        class S:
+            def m(self, a):
+                pass
+            @staticmethod
+            def s(a):
+                pass
+
+        def f(*args, **kw):
+            pass
+
+        def run(obj: S, items, opts):
+            obj.m(1)
+            S.m(obj, 1)
+            S.s(1)
+            obj.s(1)
+            f(*items, **opts)
+            f(1, 2, *items, key=3)
+    """)
+    calls = [e for e in r.edges if e.src == "m.run" and e.kind == EdgeKind.CALL]
+    import json
+    got = sorted((e.line, e.dst, json.dumps(json.loads(e.detail), sort_keys=True)) for e in calls)
+    assert [(line, dst, d) for line, dst, d in got] == [
+        (13, "m.S.m", '{"args": 1, "bound": true, "dstar": false, "kwargs": [], "star": false}'),
+        (14, "m.S.m", '{"args": 2, "bound": false, "dstar": false, "kwargs": [], "star": false}'),
+        (15, "m.S.s", '{"args": 1, "bound": false, "dstar": false, "kwargs": [], "star": false}'),
+        (16, "m.S.s", '{"args": 1, "bound": false, "dstar": false, "kwargs": [], "star": false}'),
+        (17, "m.f", '{"args": 0, "bound": false, "dstar": true, "kwargs": [], "star": true}'),
+        (18, "m.f", '{"args": 2, "bound": false, "dstar": false, "kwargs": ["key"], "star": true}'),
+    ]
+
+
+def test_receiver_types_from_constructor_annotations_and_returns() -> None:
+    r = one("""
+        from typing import Optional
+
+        class Repo:
+            def save(self):
+                pass
+
+        def make() -> "Repo":
+            return Repo()
+
+        def build():
+            return Repo()
+
+        def a():
+            x = Repo()
+            x.save()
+
+        def b(repo: Repo):
+            repo.save()
+
+        def c(repo: Optional[Repo] = None):
+            repo.save()
+
+        def d(repo: "Repo | None"):
+            repo.save()
+
+        def e():
+            make().save()
+            y = build()
+            y.save()
+    """)
+    for fn in ("a", "b", "c", "d", "e"):
+        assert r.calls_from(f"m.{fn}") >= {"m.Repo.save"}, fn
+    assert r.edge("m.a", "m.Repo.save").resolution == Resolution.EXACT
+    assert r.edge("m.b", "m.Repo.save").resolution == Resolution.INFERRED
+    assert r.edge("m.e", "m.Repo.save").resolution == Resolution.INFERRED
+
+
+def test_attribute_types_from_init_and_class_annotations() -> None:
+    r = one("""
+        class Engine:
+            def start(self):
+                pass
+
+        class Car:
+            wheels: "list[Wheel]"
+            spare: "Wheel | None" = None
+
+            def __init__(self):
+                self.engine = Engine()
+                self.other = None
+
+            def go(self):
+                self.engine.start()
+                for w in self.wheels:
+                    w.spin()
+                self.spare.spin()
+
+        class Wheel:
+            def spin(self):
+                pass
+    """)
+    assert r.calls_from("m.Car.go") == {"m.Engine.start", "m.Wheel.spin"}
+    uses = {(e.dst, e.detail) for e in r.edges if e.kind == EdgeKind.USE and e.src == "m.Car.go"}
+    assert ("m.Car.engine", '{"access":"read"}') in uses
+    assert ("m.Car.wheels", '{"access":"read"}') in uses
+    assert ("m.Car.__init__", "m.Car.engine") in r.pairs("use")
+
+
+def test_properties_are_getter_and_setter_calls() -> None:
+    r = one("""
+        class Temp:
+            @property
+            def celsius(self):
+                return self._c
+            @celsius.setter
+            def celsius(self, v):
+                self._c = v
+            @property
+            def unit(self) -> "Unit":
+                return Unit()
+
+        class Unit:
+            def name(self):
+                pass
+
+        def run(t: Temp):
+            x = t.celsius
+            t.celsius = 5
+            t.unit.name()
+    """)
+    calls = [(e.dst, e.detail) for e in r.edges if e.src == "m.run" and e.kind == EdgeKind.CALL]
+    assert ("m.Temp.celsius", '{"args":0,"kwargs":[],"star":false,"dstar":false,"bound":true}'
+            ) in calls
+    assert ("m.Temp.celsius", '{"args":1,"kwargs":[],"star":false,"dstar":false,"bound":true}'
+            ) in calls
+    assert r.calls_from("m.run") == {"m.Temp.celsius", "m.Temp.unit", "m.Unit.name"}
+
+
+def test_decorated_functions_resolve_to_the_function_and_decorator_is_called() -> None:
+    r = one("""
+        import functools
+
+        def deco(fn):
+            @functools.wraps(fn)
+            def wrapper(*a):
+                return fn(*a)
+            return wrapper
+
+        def factory(arg):
+            return deco
+
+        @deco
+        def f():
+            pass
+
+        @factory("x")
+        def g():
+            pass
+
+        class K:
+            @deco
+            def meth(self):
+                pass
+
+        def run(k: K):
+            f()
+            g()
+            k.meth()
+    """)
+    assert r.calls_from("m.run") == {"m.f", "m.g", "m.K.meth"}
+    assert r.calls_from("m") >= {"m.deco", "m.factory"}
+    assert r.detail("m", "m.deco")["args"] == 1
+    assert r.calls_from("m.K") == {"m.deco"}
+
+
+def test_functions_as_values_and_passed_callbacks() -> None:
+    r = one("""
+        def helper():
+            pass
+
+        def other():
+            pass
+
+        def apply(fn, x):
+            return fn(x)
+
+        def ignore(fn):
+            return fn
+
+        def run():
+            cb = helper
+            cb()
+            apply(other, 1)
+            ignore(helper)
+    """)
+    assert r.calls_from("m.run") == {"m.helper", "m.apply", "m.other", "m.ignore"}
+    assert r.edge("m.run", "m.other").resolution == Resolution.INFERRED
+    assert r.detail("m.run", "m.other")["args"] == 1
+    assert ("m.run", "m.helper") in r.pairs("use")  # referenced as a value
+
+
+def test_nested_functions_and_closures() -> None:
+    r = one("""
+        def outer():
+            def inner():
+                return helper()
+            def helper():
+                pass
+            inner()
+            return inner
+    """)
+    assert r.calls_from("m.outer") == {"m.outer.inner"}
+    assert r.calls_from("m.outer.inner") == {"m.outer.helper"}
+
+
+def test_module_constants_and_class_fields_use_edges() -> None:
+    r = one("""
+        LIMIT = 10
+        NAMES = ["a"]
+
+        class Cfg:
+            level = 1
+
+        def read():
+            return LIMIT + Cfg.level
+
+        def write():
+            global LIMIT
+            LIMIT = 5
+            Cfg.level = 2
+            NAMES.append("b")
+    """, **{"n.py": "from m import LIMIT\nimport m\n\ndef f():\n    return LIMIT + m.LIMIT\n"})
+    uses = {(e.src, e.dst, e.detail) for e in r.edges if e.kind == EdgeKind.USE}
+    assert ("m.read", "m.LIMIT", '{"access":"read"}') in uses
+    assert ("m.read", "m.Cfg.level", '{"access":"read"}') in uses
+    assert ("m.write", "m.LIMIT", '{"access":"write"}') in uses
+    assert ("m.write", "m.Cfg.level", '{"access":"write"}') in uses
+    assert ("m.write", "m.NAMES", '{"access":"read"}') in uses
+    assert ("n.f", "m.LIMIT", '{"access":"read"}') in uses
+
+
+def test_flow_sensitive_rebinding_and_branches_are_ambiguous() -> None:
+    r = one("""
+        class A:
+            def m(self): pass
+        class B:
+            def m(self): pass
+
+        def seq():
+            x = A()
+            x.m()
+            x = B()
+            x.m()
+
+        def branch(flag):
+            if flag:
+                y = A()
+            else:
+                y = B()
+            y.m()
+
+        def loop(items):
+            prev = None
+            for i in items:
+                if prev is not None:
+                    prev.m()
+                prev = A()
+    """)
+    seq = sorted((e.line, e.dst, e.resolution) for e in r.edges
+                 if e.src == "m.seq" and e.kind == EdgeKind.CALL)
+    assert seq == [(9, "m.A.m", Resolution.EXACT), (11, "m.B.m", Resolution.EXACT)]
+    br = {(e.dst, e.resolution) for e in r.edges if e.src == "m.branch" and e.kind == "call"}
+    assert br == {("m.A.m", Resolution.AMBIGUOUS), ("m.B.m", Resolution.AMBIGUOUS)}
+    assert r.calls_from("m.loop") == {"m.A.m"}
+
+
+def test_isinstance_narrowing_with_and_except() -> None:
+    r = one("""
+        class Res:
+            def __enter__(self):
+                return self
+            def __exit__(self, *a):
+                pass
+            def use(self):
+                pass
+
+        class Err(Exception):
+            def describe(self):
+                pass
+
+        def run(obj):
+            if isinstance(obj, Res):
+                obj.use()
+            with Res() as res:
+                res.use()
+            try:
+                pass
+            except Err as e:
+                e.describe()
+    """)
+    assert r.calls_from("m.run") >= {"m.Res.use", "m.Res.__init__", "m.Err.describe"} - {
+        "m.Res.__init__"}
+    assert [e.line for e in r.edges if e.dst == "m.Res.use" and e.kind == "call"] == [16, 18]
+
+
+def test_dataclass_fields_and_classmethod_returning_cls() -> None:
+    r = one("""
+        from dataclasses import dataclass
+
+        @dataclass
+        class Point:
+            x: int
+            y: int = 0
+
+            @classmethod
+            def origin(cls) -> "Point":
+                return cls(0, 0)
+
+            def norm(self):
+                return self.x
+
+        def run():
+            p = Point.origin()
+            p.norm()
+            Point(1, y=2)
+    """)
+    assert r.node("m.Point.x").kind == "field"
+    assert r.calls_from("m.run") == {"m.Point.origin", "m.Point.norm"}
+    assert r.calls_from("m.run", "instantiate") == {"m.Point"}
+    assert ("m.Point.norm", "m.Point.x") in r.pairs("use")
+
+
+def test_callable_instances_and_generic_bases() -> None:
+    r = one("""
+        from typing import Generic, TypeVar
+        T = TypeVar("T")
+
+        class Box(Generic[T]):
+            def __call__(self, v):
+                pass
+            def get(self) -> T:
+                pass
+
+        class IntBox(Box[int]):
+            pass
+
+        def run():
+            b = IntBox()
+            b(1)
+            b.get()
+    """)
+    assert r.calls_from("m.run") == {"m.Box.__call__", "m.Box.get"}
+
+
+def test_return_inference_follows_self_chains() -> None:
+    r = one("""
+        class QS:
+            def _clone(self):
+                c = self.__class__()
+                return c
+            def _chain(self):
+                obj = self._clone()
+                return obj
+            def filter(self, **kw):
+                clone = self._chain()
+                return clone
+            def exclude(self):
+                return self._chain()
+            def active(self):
+                return self.filter(a=1).exclude()
+
+        class Sub(QS):
+            def extra(self):
+                return self.filter().extra()
+    """)
+    assert r.calls_from("m.QS.active") == {"m.QS.filter", "m.QS.exclude"}
+    assert r.calls_from("m.Sub.extra") == {"m.QS.filter", "m.Sub.extra"}
+
+
+def test_unresolved_sites_and_reasons() -> None:
+    r = one("""
+        import os
+        import importlib
+
+        HANDLERS = {"a": None}
+
+        def handle_a():
+            pass
+
+        REGISTRY = {"a": handle_a}
+
+        def run(obj, kind, name, data):
+            getattr(obj, "handle_" + kind)()
+            REGISTRY[kind]()
+            importlib.import_module(name)
+            eval(data)
+            globals()[name]()
+            obj.frob()
+            missing_fn()
+            os.path.join("a")
+            len(data)
+            print(data)
+    """)
+    got = {(u.reason, u.names) for u in r.unresolved}
+    assert got == {
+        (UnresolvedReason.DYNAMIC_GETATTR, ("handle_",)),
+        (UnresolvedReason.REGISTRY_DISPATCH, ("REGISTRY", "m.handle_a")),
+        (UnresolvedReason.IMPORTLIB, ("name",)),
+        (UnresolvedReason.EVAL, ("data",)),
+        (UnresolvedReason.GLOBALS, ("name",)),
+        (UnresolvedReason.UNKNOWN_RECEIVER, ("frob",)),
+        (UnresolvedReason.UNKNOWN_NAME, ("missing_fn",)),
+        (UnresolvedReason.EXTERNAL, ("join",)),
+    }
+    assert ("m", "m.handle_a") in r.pairs("use")  # registered in a dict
+
+
+def test_getattr_with_literal_is_an_attribute() -> None:
+    r = one("""
+        class A:
+            def go(self):
+                pass
+            @property
+            def size(self):
+                return 1
+
+        def run(a: A):
+            getattr(a, "go")()
+            getattr(a, "size")
+            setattr(a, "size", 1)
+    """)
+    assert r.calls_from("m.run") == {"m.A.go", "m.A.size"}
+    assert not r.unresolved
+
+
+def test_external_bases_and_missing_attributes_are_not_guessed() -> None:
+    r = one("""
+        import threading
+
+        class Worker(threading.Thread):
+            def work(self):
+                self.start()
+                self.work2()
+
+        class Plain:
+            def f(self):
+                self.g()
+    """)
+    reasons = {(u.scope, u.reason) for u in r.unresolved}
+    assert ("m.Worker.work", UnresolvedReason.EXTERNAL) in reasons
+    assert ("m.Plain.f", UnresolvedReason.UNKNOWN_RECEIVER) in reasons
+    assert not [e for e in r.edges if e.kind == EdgeKind.CALL and e.src.startswith("m.")]
+
+
+def test_instance_attribute_holding_a_function() -> None:
+    r = one("""
+        def default_cb():
+            pass
+
+        class Btn:
+            def __init__(self, cb=default_cb):
+                self.cb = default_cb
+
+            def click(self):
+                self.cb()
+    """)
+    assert r.calls_from("m.Btn.click") == {"m.default_cb"}
+
+
+def test_module_level_code_attributed_to_module() -> None:
+    r = one("""
+        def setup():
+            pass
+
+        setup()
+        if __name__ == "__main__":
+            setup()
+    """)
+    assert r.calls_from("m") == {"m.setup"}
+    assert r.pairs("contains") == {("m", "m.setup")}

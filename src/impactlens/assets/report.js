@@ -67,11 +67,21 @@
     if (tail.indexOf(e.to + " ") === 0) { tail = tail.slice(e.to.length + 1); }
     return tail.length > 60 ? tail.slice(0, 59) + "…" : tail;
   }
-  var edges = [];
-  (dag.edges || []).forEach(function (e, i) {
+  // parallel causes between the same two nodes share one drawn edge (one label line each)
+  var edges = [], byPair = {}, nCauses = 0;
+  (dag.edges || []).forEach(function (e) {
     addNode(e.from, null); addNode(e.to, null);
-    edges.push({data: {id: "e" + i, source: e.from, target: e.to, cause: e.cause,
-                       label: edgeLabel(e)}});
+    nCauses += 1;
+    var key = e.from + "\u0000" + e.to, lab = edgeLabel(e), got = byPair[key];
+    if (!got) {
+      got = byPair[key] = {data: {id: "e" + edges.length, source: e.from, target: e.to,
+                                  cause: e.cause, label: lab, causes: [e.cause]}};
+      edges.push(got);
+      return;
+    }
+    got.data.causes.push(e.cause);
+    got.data.cause = got.data.causes.join("\n");
+    if (got.data.label.split("\n").indexOf(lab) < 0) { got.data.label += "\n" + lab; }
   });
   var elements = order.map(function (id) { return nodes[id]; }).concat(edges);
   var colour = {seed: "#0969da", must: "#cf222e", may: "#bf8700", low: "#8c959f",
@@ -116,7 +126,8 @@
       return {id: n.id(), bucket: n.data("bucket"), x: Math.round(p.x), y: Math.round(p.y)};
     });
     drawn.sort(function (a, b) { return a.id < b.id ? -1 : (a.id > b.id ? 1 : 0); });
-    out.textContent = JSON.stringify({layout: layoutName, nodes: drawn, edges: cy.edges().length});
+    out.textContent = JSON.stringify({layout: layoutName, nodes: drawn, edges: cy.edges().length,
+                                      causes: nCauses});
     document.body.setAttribute("data-graph", "ok");
   });
   layout.run();
@@ -145,7 +156,8 @@
     row("signature", d.signature, true);
     if (i) { row("confidence", i.conf); row("reason", i.reason); }
     row("batch", d.batch);
-    var causes = node.incomers("edge").map(function (e) { return e.data("cause"); });
+    var causes = [];
+    node.incomers("edge").forEach(function (e) { causes = causes.concat(e.data("causes")); });
     if (causes.length) { row("caused by", causes.join("\n")); }
     panel.appendChild(dl);
     panel.setAttribute("data-selected", d.id);
@@ -154,8 +166,8 @@
   cy.on("tap", "edge", function (ev) {
     var e = ev.target;
     panel.textContent = "";
-    panel.appendChild(el("h3", "cause"));
-    panel.appendChild(el("p", e.data("cause")));
+    panel.appendChild(el("h3", e.data("causes").length > 1 ? "causes" : "cause"));
+    e.data("causes").forEach(function (c) { panel.appendChild(el("p", c)); });
     panel.appendChild(el("p", e.data("source") + " → " + e.data("target"), "mono"));
   });
   var m = /^#node=(.+)$/.exec(window.location.hash || "");

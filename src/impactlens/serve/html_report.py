@@ -14,6 +14,7 @@ the graph also reads without JavaScript. The output is deterministic.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -280,6 +281,7 @@ def write_html(path: str | Path, impact: Mapping[str, Any], **kw: Any) -> Path:
         tmp.write_text(text, encoding="utf-8", newline="\n")
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise BadInputError(f"{path}: cannot write the HTML report ({exc.strerror})") from None
     return path

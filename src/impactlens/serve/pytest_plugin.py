@@ -43,6 +43,12 @@ def _active(config: pytest.Config) -> bool:
     return bool(config.getoption("impact") or config.getoption("impact_rev"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    min_conf = config.getoption("impact_min_conf", None)
+    if min_conf is not None and not 0.0 <= min_conf <= 1.0:
+        raise pytest.UsageError(f"--impact-min-conf: {min_conf} is not within 0..1")
+
+
 def _repo_root(start: Path) -> Path:
     try:
         out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
@@ -75,24 +81,15 @@ def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any],
 
     rev = config.getoption("impact_rev")
     min_conf = config.getoption("impact_min_conf")
-    settings = DEFAULT
-    if min_conf is not None:
-        if not 0.0 <= min_conf <= 1.0:
-            raise pytest.UsageError(f"--impact-min-conf: {min_conf} is not within 0..1")
-        settings = replace(DEFAULT, test_map_min=min_conf)
+    settings = DEFAULT if min_conf is None else replace(DEFAULT, test_map_min=min_conf)
     root = _repo_root(Path(config.rootpath))
-    what = f"revision {rev}" if rev else "working-tree change"
+    what = f"revision {rev}" if rev else "the working tree"
     try:
         with Project(root, settings) as project:
             change = project.proposed_change(rev=rev) if rev else project.proposed_change()
             changed = set(change.paths) | set(change.other_files)
-            if not change.files:
-                kept = [it for it in items if _repo_id(it, root)[0].split("::")[0] in changed]
-                dropped = [it for it in items if it not in kept]
-                why = f"no Python change in the {what}: nothing to test"
-                if kept:
-                    why = f"no Python source change in the {what}; changed test files kept"
-                return kept, dropped, why
+            if not change.files:  # (a changed test file is a Python change)
+                return [], list(items), f"no Python change in {what}: nothing to test"
             result = project.analyze(change)
     except ImpactlensError as exc:
         raise pytest.UsageError(f"impactlens: {exc}") from None
@@ -111,7 +108,7 @@ def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any],
             dropped.append(it)
     files = sorted(change.paths)
     shown = ", ".join(files[:3]) + (f" (+{len(files) - 3} more)" if len(files) > 3 else "")
-    why = (f"{what} touches {shown}; {n_valid} in the validation set "
+    why = (f"{what} changes {shown}; {n_valid} in the validation set "
            f"(TEST_MIN {settings.test_map_min:g})")
     if n_changed:
         why += f", {n_changed} in changed test files"

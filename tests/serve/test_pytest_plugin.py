@@ -1,0 +1,117 @@
+"""`pytest --impact` (the pytest11 plugin) on real git repositories built by pytester."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import SHOP
+
+pytest_plugins = ["pytester"]
+
+# A signature change that keeps every caller binding (a defaulted parameter): all tests
+# still pass, and the ones reaching `price` are the validation set.
+PRICING_COMPATIBLE = (
+    "def price(amount, rate, currency='EUR'):\n"
+    '    """Gross price."""\n'
+    "    gross = amount * (1 + rate)\n"
+    "    return round(gross, 2)\n"
+)
+REACHING_PRICE = {"tests/test_pricing.py::test_price", "tests/test_orders.py::test_total",
+                  "tests/test_report.py::test_summary"}
+ALL = 5
+
+
+@pytest.fixture
+def repo(pytester: pytest.Pytester, git: Callable[..., str],
+         git_commit: Callable[..., str]) -> Path:
+    root = pytester.path
+    for rel, text in SHOP.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test Author")
+    git(root, "config", "user.email", "author@example.invalid")
+    git_commit(root, None, "initial")
+    return root
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """pytest in a subprocess (the analysis imports C extensions that an in-process run
+    could not unload between runs), the plugin loaded through its entry point."""
+    return pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rA", *args, timeout=120)
+
+
+def passed_ids(result: pytest.RunResult) -> set[str]:
+    return {line.split()[1] for line in result.outlines if line.startswith("PASSED ")}
+
+
+def test_without_impact_the_plugin_does_nothing(repo: Path, pytester: pytest.Pytester) -> None:
+    (repo / "src/shop/pricing.py").write_text(PRICING_COMPATIBLE)
+    result = run(pytester)
+    result.assert_outcomes(passed=ALL)
+    assert "impactlens:" not in result.stdout.str()
+    assert not (repo / ".impactlens").exists()  # no analysis, no index
+
+
+def test_impact_runs_only_the_validation_set(repo: Path, pytester: pytest.Pytester) -> None:
+    (repo / "src/shop/pricing.py").write_text(PRICING_COMPATIBLE)
+    result = run(pytester, "--impact")
+    result.assert_outcomes(passed=len(REACHING_PRICE), deselected=ALL - len(REACHING_PRICE))
+    assert passed_ids(result) == REACHING_PRICE
+    result.stdout.fnmatch_lines([
+        f"impactlens: selected {len(REACHING_PRICE)}/{ALL} tests: the working tree changes "
+        "src/shop/pricing.py; 3 in the validation set (TEST_MIN 0.45)"])
+
+
+def test_no_change_runs_nothing_and_says_so(repo: Path, pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--impact")
+    result.assert_outcomes(deselected=ALL)
+    result.stdout.fnmatch_lines(["impactlens: selected 0/5 tests: no Python change in the "
+                                 "working tree: nothing to test"])
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_changed_and_new_test_files_are_never_deselected(
+        repo: Path, pytester: pytest.Pytester) -> None:
+    misc = repo / "tests/test_misc.py"
+    misc.write_text(misc.read_text() + "\n\ndef test_more():\n    assert True\n")
+    (repo / "tests/test_new.py").write_text("def test_brand_new():\n    assert True\n")
+    (repo / "src/shop/pricing.py").write_text(PRICING_COMPATIBLE)
+    result = run(pytester, "--impact")
+    kept_misc = {"tests/test_misc.py::test_shout", "tests/test_misc.py::test_plain",
+                 "tests/test_misc.py::test_more", "tests/test_new.py::test_brand_new"}
+    assert passed_ids(result) == REACHING_PRICE | kept_misc
+    result.assert_outcomes(passed=len(REACHING_PRICE | kept_misc))
+    assert "4 in changed test files" in result.stdout.str()
+
+
+def test_impact_rev_and_min_conf(repo: Path, pytester: pytest.Pytester,
+                                 git_commit: Callable[..., str]) -> None:
+    # a test module that only imports the changed module: confidence 0.45 (IMPORTS)
+    git_commit(repo, {"tests/test_module.py": (
+        "from shop import pricing\n\n\ndef test_module_name():\n"
+        "    assert pricing.__name__ == 'shop.pricing'\n")}, "test the module")
+    git_commit(repo, {"src/shop/pricing.py": PRICING_COMPATIBLE}, "price: currency")
+    importer = "tests/test_module.py::test_module_name"
+    result = run(pytester, "--impact-rev", "HEAD")
+    assert passed_ids(result) == REACHING_PRICE | {importer}
+    result.stdout.fnmatch_lines(["impactlens: selected 4/6 tests: revision HEAD changes "
+                                 "src/shop/pricing.py; 4 in the validation set *"])
+
+    strict = run(pytester, "--impact-rev", "HEAD", "--impact-min-conf", "0.5")
+    assert passed_ids(strict) == REACHING_PRICE  # the import-only test is below TEST_MIN
+    strict.stdout.fnmatch_lines(["impactlens: selected 3/6 tests: *(TEST_MIN 0.5)"])
+
+
+def test_bad_input_is_a_usage_error(repo: Path, pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--impact-rev", "no-such-rev")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*impactlens: *no-such-rev*"])
+    result = run(pytester, "--impact", "--impact-min-conf", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--impact-min-conf: 2.0 is not within 0..1*"])

@@ -722,6 +722,22 @@ def _default_cache() -> Path:
     return Path(base) / "impactlens" / "bench" / "history"
 
 
+def _payload(top: Path, info: dict[str, Any], args: argparse.Namespace,
+             results: Sequence[CaseResult]) -> dict[str, Any]:
+    return {
+        "repo": top.name, "head": _git(top, "rev-parse", "HEAD").strip(), "info": info,
+        "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit,
+                     "run_tests": args.run_tests, "pytest_args": args.pytest_args},
+        "summary": summarize(results), "cases": [asdict(r) for r in results],
+    }
+
+
+def _write(path: Path, payload: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+    os.replace(tmp, path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="impactlens bench history",
@@ -774,15 +790,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             except Exception as exc:  # a broken case is reported, the run goes on
                 info.setdefault("failed_cases", []).append(
                     {"sha": case.sha, "error": f"{type(exc).__name__}: {exc}"[:300]})
-    summary = summarize(results)
-    payload = {
-        "repo": top.name, "head": _git(top, "rev-parse", "HEAD").strip(), "info": info,
-        "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit,
-                     "run_tests": args.run_tests, "pytest_args": args.pytest_args},
-        "summary": summary, "cases": [asdict(r) for r in results],
-    }
+            if args.out:  # rewritten after every case: an interrupted run keeps its cases
+                _write(args.out, _payload(top, info, args, results))
+    payload = _payload(top, info, args, results)
+    summary = payload["summary"]
     if args.out:
-        args.out.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+        _write(args.out, payload)
     if args.json:
         print(json.dumps(payload, indent=2, sort_keys=False))
     else:

@@ -716,6 +716,32 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
     return "\n".join(lines)
 
 
+def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> str:
+    """The README table of one repository."""
+    cols = [("r@1", "R@1"), ("p@1", "P@1"), ("r@3", "R@3"), ("p@3", "P@3"), ("r@5", "R@5"),
+            ("p@5", "P@5"), ("recall", "R"), ("precision", "P"), ("f1", "F1"),
+            ("f1@matched", "F1@n"), ("predicted_files", "files"), ("distance", "dist"),
+            ("sym_recall", "sym R"), ("sym_precision", "sym P"),
+            ("breaking_caught", "breaking caught"), ("selection_ratio", "selected")]
+    out = [f"**{repo}** — {summary['cases']} cases from {info.get('candidates', 0)} candidate "
+           f"commits ({info.get('skipped_semantic', 0)} skipped by the semantic filter)", "",
+           "| method | " + " | ".join(label for _, label in cols) + " |",
+           "|---|" + "---:|" * len(cols)]
+    for m, row in summary["methods"].items():
+        out.append(f"| {m} | " + " | ".join(
+            fmt(row.get(c), 3) if c in row else "–" for c, _ in cols) + " |")
+    if summary.get("ablation"):
+        out += ["", "| channel removed | ΔR | ΔP | ΔF1 | ΔR@3 | ΔP@3 | Δbreaking caught | "
+                "verdict (§7.6, abs(Δ) ≤ 0.05 = noise) |",
+                "|---|---:|---:|---:|---:|---:|---:|---|"]
+        for ch, a in summary["ablation"].items():
+            d = a["deltas"]
+            out.append(f"| {ch} | " + " | ".join(fmt(d.get(k), 3) for k in (
+                "recall", "precision", "f1", "r@3", "p@3", "breaking_caught")) +
+                f" | {a['verdict']} |")
+    return "\n".join(out)
+
+
 # --------------------------------------------------------------------- main
 def _default_cache() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -730,6 +756,12 @@ def _payload(top: Path, info: dict[str, Any], args: argparse.Namespace,
                      "run_tests": args.run_tests, "pytest_args": args.pytest_args},
         "summary": summarize(results), "cases": [asdict(r) for r in results],
     }
+
+
+def _case_from_json(d: dict[str, Any]) -> CaseResult:
+    d = dict(d)
+    d["methods"] = {k: MethodRun(**v) for k, v in d["methods"].items()}
+    return CaseResult(**d)
 
 
 def _write(path: Path, payload: dict[str, Any]) -> None:
@@ -760,8 +792,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="test-outcome cache (default $XDG_CACHE_HOME/impactlens/bench/history)")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    ap.add_argument("--markdown", action="store_true", help="print the README table")
+    ap.add_argument("--from-json", type=Path, default=None,
+                    help="re-summarise a saved --out file instead of running")
     args = ap.parse_args(list(argv) if argv is not None else None)
 
+    if args.from_json is not None:
+        saved = json.loads(args.from_json.read_text())
+        rows = [_case_from_json(c) for c in saved["cases"]]
+        summary = summarize(rows)
+        render = format_markdown if args.markdown else format_table
+        print(json.dumps(summary, indent=2) if args.json else
+              render(saved["repo"], summary, saved["info"]))
+        return 0
     repo = args.repo.resolve()
     try:
         top = gitcmd.toplevel(repo)
@@ -798,6 +841,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _write(args.out, payload)
     if args.json:
         print(json.dumps(payload, indent=2, sort_keys=False))
+    elif args.markdown:
+        print(format_markdown(top.name, summary, info))
     else:
         print(format_table(top.name, summary, info))
         for fc in info.get("failed_cases", []):

@@ -64,6 +64,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -805,6 +806,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(summary, indent=2) if args.json else
               render(saved["repo"], summary, saved["info"]))
         return 0
+    # a terminated run still removes its temporary worktree (the `finally` blocks run)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     repo = args.repo.resolve()
     try:
         top = gitcmd.toplevel(repo)

@@ -198,9 +198,18 @@ def _empty(store: Store, note: str, t0: float, *, clear: bool) -> HistorySummary
 
 
 def update_history(store: Store, root: Path, settings: Settings) -> HistorySummary:
-    """Mine the commits of ``root`` not yet in ``store`` (call inside a write transaction)."""
+    """Mine the commits of ``root`` not yet in ``store`` (call inside a write transaction).
+
+    Never fails the index: a git error leaves the stored history as it was and says so."""
     t0 = time.perf_counter()
-    root = Path(root).resolve()
+    try:
+        return _update(store, Path(root).resolve(), settings, t0)
+    except ImpactlensError as exc:
+        return _empty(store, f"history: git failed ({exc}); the history indexed before (if "
+                      "any) is kept", t0, clear=False)
+
+
+def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistorySummary:
     if shutil.which("git") is None:
         return _empty(store, "history: git is not installed; co-change channel empty", t0,
                       clear=False)

@@ -24,23 +24,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar
 
+from mcp.server.mcpserver import MCPServer as _Server  # the mcp 2.x SDK (FastMCP in 1.x)
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one below Python 3.12
 
 from impactlens import __version__
 from impactlens.api import Project
 from impactlens.errors import BadInputError, ImpactlensError
-
-try:  # mcp >= 2
-    from mcp.server.mcpserver import MCPServer as _Server
-    from mcp.server.mcpserver.exceptions import ToolError
-except ImportError:  # pragma: no cover - mcp 1.x
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
-try:
-    from mcp_types import ToolAnnotations
-except ImportError:  # pragma: no cover - mcp 1.x
-    from mcp.types import ToolAnnotations  # type: ignore[no-redef]
 
 __all__ = ["build_server", "serve_stdio"]
 
@@ -557,6 +549,7 @@ def build_server(root: str | Path) -> Any:
 def serve_stdio(root: str | Path) -> None:
     """Run the server on stdin/stdout until the client disconnects."""
     logging.basicConfig(level=os.environ.get("IMPACTLENS_LOG", "WARNING"), stream=sys.stderr)
+    os.environ.setdefault("GIT_OPTIONAL_LOCKS", "0")  # `git status` must not touch .git/index
     server = build_server(root)
     try:
         server.run("stdio")

@@ -115,6 +115,7 @@ def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any],
     return kept, dropped, why
 
 
+@pytest.hookimpl(trylast=True)  # after -k / -m deselection: count what is left
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:

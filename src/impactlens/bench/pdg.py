@@ -615,9 +615,11 @@ def render_peer(p: dict[str, Any]) -> list[str]:
                      *_r(c["pdg-precise"], False)])
     lines += _table(["scope", "mode", "granularity", "P", "R", "F1", "|CIS|/|AIS|", "FPIS",
                      "FNIS", "n"], rows)
-    for c in p.get("cases", []):
-        if c.get("error"):
-            lines.append(f"  {c['case']}: {c['error']}")
+    errs = [c for c in p.get("cases", []) if c.get("error")]
+    if errs:
+        lines.append(f"  {len(errs)} case(s) did not run under GitNexus and are left out of "
+                     "its rows (n shows what was scored):")
+        lines += [f"  {c['case']}: {c['error'][:160]}" for c in errs]
     return lines
 
 

@@ -28,6 +28,7 @@ from impactlens.bench.metrics import Score, score_sets
 
 ANALYZE_TIMEOUT_S = 600
 IMPACT_TIMEOUT_S = 180
+ANALYZE_ATTEMPTS = 3
 
 
 def gitnexus_binary() -> str | None:
@@ -108,15 +109,21 @@ def _run_case(gn: str, case: Any, work: Path, env: dict[str, str]) -> dict[str, 
     shutil.copytree(case.dir, dest, ignore=shutil.ignore_patterns(
         "ground-truth.json", "mutation-ground-truth.json", ".impactlens", "__pycache__"))
     row: dict[str, Any] = {"case": case.name, "locus": case.locus}
-    try:
-        proc = subprocess.run([gn, "analyze", "--pdg", "--skip-git", "--index-only", str(dest)],
-                              capture_output=True, text=True, env=env, cwd=dest,
-                              timeout=ANALYZE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        row["error"] = "analyze timed out"
-        return row
-    if proc.returncode != 0:
-        row["error"] = f"analyze failed: {proc.stderr.strip()[-200:]}"
+    err = ""
+    for _ in range(ANALYZE_ATTEMPTS):  # its native bindings fail transiently under load
+        try:
+            proc = subprocess.run(
+                [gn, "analyze", "--pdg", "--skip-git", "--index-only", str(dest)],
+                capture_output=True, text=True, env=env, cwd=dest, timeout=ANALYZE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            err = "analyze timed out"
+            continue
+        if proc.returncode == 0:
+            err = ""
+            break
+        err = "analyze failed: " + " ".join(proc.stderr.split())[:300]
+    if err:
+        row["error"] = err
         return row
     leaf = c["name"].rsplit(".", 1)[-1]
     base = [gn, "impact", leaf, "-r", dest.name, "-f", c["filePath"], "--direction",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from impactlens.impact.graphcache import cached
 from impactlens.model import Batch, EdgeKind, GraphView
 from impactlens.settings import DEFAULT, Settings
 
@@ -37,6 +38,8 @@ def components(graph: GraphView, nodes: Sequence[str],
         if a != b:
             parent[max(a, b)] = min(a, b)
 
+    graph = cached(graph)
+    graph.prefetch(members, out_kinds=HARD_KINDS)
     for n in sorted(members):
         for e in graph.out_edges(n, HARD_KINDS):
             if e.dst in members and e.dst != n:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from impactlens.impact.graphcache import cached
 from impactlens.impact.tokens import count_tokens
 from impactlens.model import (
     AtomicChange,
@@ -110,6 +111,8 @@ def build_dag(
     pos = {n: i for i, n in enumerate(order)}
 
     nodes: list[DagNode] = []
+    graph = cached(graph)
+    graph.nodes(order)
     for n in order:
         node = graph.node(n)
         seeded = seed_change.get(n)

@@ -17,6 +17,7 @@ from impactlens.impact import batch as batch_stage
 from impactlens.impact import triage as triage_stage
 from impactlens.impact.classify import cap_changes, classify
 from impactlens.impact.dag import build_dag
+from impactlens.impact.graphcache import cached
 from impactlens.impact.rank import rank
 from impactlens.impact.relations import select_relations
 from impactlens.impact.testmap import change_tests, merge_test_map
@@ -56,6 +57,7 @@ def run_pipeline(
     unresolved: Sequence[UnresolvedSite] = (),
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
+    graph = cached(graph)  # one memo for every stage of this run
     files = sorted(changes, key=lambda f: f.path)
     modules = {f.path: module_of(f.path) for f in files}
     atomic: list[AtomicChange] = []

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from impactlens.impact.graphcache import cached
 from impactlens.index.python.tokens import ident_tokens
 from impactlens.model import GraphView, Node, RankedMember, TestImpact, WalkResult
 from impactlens.settings import DEFAULT, Settings
@@ -76,6 +77,8 @@ def rank(
     """Candidates of one atomic change: walk members and affected tests (hard), plus
     co-change files not otherwise reached (soft-only, ``hard=False``). Sorted by
     distance, then ``lex`` descending, then entity."""
+    graph = cached(graph)
+    graph.nodes([seed, *(m.entity for m in result.members), *(t.test_id for t in tests)])
     seed_tok = tokens_of(graph.node(seed), seed, seed_signature)
     out: dict[str, RankedMember] = {}
     hard_files: set[str] = set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from impactlens.impact.graphcache import cached
 from impactlens.model import (
     AtomicChange,
     ChangeType,
@@ -81,19 +82,14 @@ def body_escapes(change: AtomicChange) -> tuple[bool, tuple[str, ...]]:
 
 # --------------------------------------------------------------- traversal
 class _Nodes:
-    """Small memo over ``graph.node`` for kind/parent look-ups."""
+    """Kind/parent look-ups over a (cached) graph."""
 
     def __init__(self, graph: GraphView) -> None:
-        self.graph = graph
-        self._memo: dict[str, tuple[NodeKind | None, str | None]] = {}
+        self.graph = cached(graph)
 
     def info(self, node_id: str) -> tuple[NodeKind | None, str | None]:
-        got = self._memo.get(node_id)
-        if got is None:
-            n = self.graph.node(node_id)
-            got = (n.kind, n.parent) if n is not None else (None, None)
-            self._memo[node_id] = got
-        return got
+        n = self.graph.node(node_id)
+        return (n.kind, n.parent) if n is not None else (None, None)
 
     def is_class(self, node_id: str) -> bool:
         kind, _ = self.info(node_id)
@@ -119,53 +115,81 @@ class _Nodes:
         return parent if parent is not None and self.is_class(parent) else None
 
 
-def step(nodes: _Nodes, node_id: str, rel: Relation) -> list[tuple[str, Edge]]:
-    """Neighbours of ``node_id`` over one relation: ``(neighbour, admitting edge)``."""
-    g = nodes.graph
-    out: list[tuple[str, Edge]] = []
+_IN, _OUT = True, False
+_Target = tuple[bool, str, frozenset[EdgeKind]]  # (incoming?, node id, edge kinds)
 
-    def rev(target: str, *kinds: EdgeKind) -> None:
-        out.extend((e.src, e) for e in g.in_edges(target, frozenset(kinds)))
 
-    def fwd(target: str, *kinds: EdgeKind) -> None:
-        out.extend((e.dst, e) for e in g.out_edges(target, frozenset(kinds)))
+def _ks(*kinds: EdgeKind) -> frozenset[EdgeKind]:
+    return frozenset(kinds)
 
-    def instantiated_by(x: str) -> None:
+
+def targets(nodes: _Nodes, node_id: str, rel: Relation) -> list[_Target]:
+    """The edge look-ups one relation makes from ``node_id`` (§3.3 step 1): which node's
+    in- or out-edges, of which kinds. :func:`step` follows them; a walk level prefetches
+    them all at once."""
+    def instantiated_by(x: str) -> list[_Target]:
         leaf = x.rsplit(".", 1)[-1]
         if nodes.is_class(x):
             cls = x
         elif leaf in CONSTRUCTOR_NAMES and (p := nodes.parent(x)) is not None:
             cls = p
         else:
-            return
-        rev(cls, EdgeKind.INSTANTIATE, EdgeKind.CALL)
-        for ctor in sorted(CONSTRUCTOR_NAMES):
-            rev(f"{cls}.{ctor}", EdgeKind.CALL)
+            return []
+        out = [(_IN, cls, _ks(EdgeKind.INSTANTIATE, EdgeKind.CALL))]
+        out += [(_IN, f"{cls}.{ctor}", _ks(EdgeKind.CALL)) for ctor in sorted(CONSTRUCTOR_NAMES)]
+        return out
 
     if rel in (R.CALLED_BY, R.CALLERS):
-        rev(node_id, EdgeKind.CALL)
+        out = [(_IN, node_id, _ks(EdgeKind.CALL))]
         if rel is R.CALLERS and node_id.rsplit(".", 1)[-1] in CONSTRUCTOR_NAMES:
-            instantiated_by(node_id)
-    elif rel is R.OVERRIDES:
-        fwd(node_id, EdgeKind.OVERRIDE)
-    elif rel is R.OVERRIDDEN_BY:
-        rev(node_id, EdgeKind.OVERRIDE)
-    elif rel is R.USED_BY:
-        rev(node_id, EdgeKind.USE)
-    elif rel is R.IMPORTED_BY:
-        rev(node_id, EdgeKind.IMPORT)
-    elif rel is R.INSTANTIATED_BY:
-        instantiated_by(node_id)
-    elif rel is R.CONSTRUCTED_BY:
+            out += instantiated_by(node_id)
+        return out
+    if rel is R.OVERRIDES:
+        return [(_OUT, node_id, _ks(EdgeKind.OVERRIDE))]
+    if rel is R.OVERRIDDEN_BY:
+        return [(_IN, node_id, _ks(EdgeKind.OVERRIDE))]
+    if rel is R.USED_BY:
+        return [(_IN, node_id, _ks(EdgeKind.USE))]
+    if rel is R.IMPORTED_BY:
+        return [(_IN, node_id, _ks(EdgeKind.IMPORT))]
+    if rel is R.INSTANTIATED_BY:
+        return instantiated_by(node_id)
+    if rel is R.CONSTRUCTED_BY:
         cls = nodes.owner_class(node_id)
-        if cls is not None:
-            rev(cls, EdgeKind.INSTANTIATE)
-    elif rel is R.SUBCLASS_OF:
+        return [] if cls is None else [(_IN, cls, _ks(EdgeKind.INSTANTIATE))]
+    if rel is R.SUBCLASS_OF:
         cls = nodes.owner_class(node_id)
-        if cls is not None:
-            rev(cls, EdgeKind.INHERIT)
-    elif rel is R.SUPERCLASS_OF and nodes.is_class(node_id):
-        fwd(node_id, EdgeKind.INHERIT)
+        return [] if cls is None else [(_IN, cls, _ks(EdgeKind.INHERIT))]
+    if rel is R.SUPERCLASS_OF and nodes.is_class(node_id):
+        return [(_OUT, node_id, _ks(EdgeKind.INHERIT))]
+    return []
+
+
+def prefetch_level(nodes: _Nodes, frontier: list[str], rels: tuple[Relation, ...]) -> None:
+    """Load everything :func:`step` will read for a BFS level, in a few batched reads."""
+    g = nodes.graph
+    g.nodes([*frontier, *(p for x in frontier if (p := x.rsplit(".", 1)[0]) != x)])
+    want: dict[tuple[bool, frozenset[EdgeKind]], list[str]] = {}
+    for x in frontier:
+        for rel in rels:
+            for incoming, t, kinds in targets(nodes, x, rel):
+                want.setdefault((incoming, kinds), []).append(t)
+    for (incoming, kinds), ids in sorted(want.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1]))):
+        if incoming:
+            g.prefetch(ids, in_kinds=kinds)
+        else:
+            g.prefetch(ids, out_kinds=kinds)
+
+
+def step(nodes: _Nodes, node_id: str, rel: Relation) -> list[tuple[str, Edge]]:
+    """Neighbours of ``node_id`` over one relation: ``(neighbour, admitting edge)``."""
+    g = nodes.graph
+    out: list[tuple[str, Edge]] = []
+    for incoming, t, kinds in targets(nodes, node_id, rel):
+        if incoming:
+            out.extend((e.src, e) for e in g.in_edges(t, kinds))
+        else:
+            out.extend((e.dst, e) for e in g.out_edges(t, kinds))
     # dedupe while keeping a deterministic order
     seen: set[tuple[str, Edge]] = set()
     uniq = []

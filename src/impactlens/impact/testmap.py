@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from impactlens.impact.graphcache import cached
 from impactlens.model import (
     AtomicChange,
     EdgeKind,
@@ -39,21 +40,23 @@ class _Hit:
 
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 _MAX_STATES = 5000  # bound on the nodes one search visits (huge fan-in stays cheap)
+_IN_KINDS = frozenset({_K.TESTS, _K.CALL, _K.INSTANTIATE, _K.INHERIT, _K.OVERRIDE,
+                       _K.CONTAINS, _K.IMPORT})
+_OUT_KINDS = frozenset({_K.INHERIT, _K.OVERRIDE})
+_CONTAINS = frozenset({_K.CONTAINS})
+_IMPORT = frozenset({_K.IMPORT})
 
 
 class _Memo:
-    """Per-search memo of node look-ups (kind, module) over a GraphView."""
+    """Per-search memo of node look-ups (kind, module) over a (cached) GraphView."""
 
     def __init__(self, graph: GraphView) -> None:
-        self.graph = graph
-        self._node: dict[str, Node | None] = {}
+        self.graph = cached(graph)
         self._module: dict[str, str | None] = {}
         self._tests: dict[str, list[str]] = {}
 
     def node(self, node_id: str) -> Node | None:
-        if node_id not in self._node:
-            self._node[node_id] = self.graph.node(node_id)
-        return self._node[node_id]
+        return self.graph.node(node_id)
 
     def is_test(self, node_id: str) -> bool:
         """Tests are keyed by pytest node ids (``path::name``); nothing else has ``::``."""
@@ -65,6 +68,16 @@ class _Memo:
     def is_module(self, node_id: str) -> bool:
         n = self.node(node_id)
         return n is not None and n.kind is NodeKind.MODULE
+
+    def prefetch_modules(self, ids: Iterable[str]) -> None:
+        """Load the parent chains of ``ids`` one level per read (for :meth:`module`)."""
+        todo = [i for i in ids if i not in self._module]
+        for _ in range(9):
+            if not todo:
+                break
+            got = self.graph.nodes(todo)
+            todo = [n.parent for n in got.values()
+                    if n.kind is not NodeKind.MODULE and n.parent]
 
     def module(self, node_id: str) -> str | None:
         """The module node containing ``node_id`` (by the parent chain)."""
@@ -79,6 +92,19 @@ class _Memo:
                 cur, hops = self.node(cur.parent), hops + 1
             self._module[node_id] = found
         return self._module[node_id]
+
+    def prefetch_tests_under(self, modules: Iterable[str]) -> None:
+        mods = [m for m in modules if m not in self._tests]
+        if not mods:
+            return
+        contains = frozenset({_K.CONTAINS})
+        kids = self.graph.out_edges_many(mods, contains)
+        self.graph.nodes([*mods, *(e.dst for es in kids.values() for e in es)])
+        classes = [e.dst for es in kids.values() for e in es
+                   if "::" not in e.dst and (n := self.node(e.dst)) is not None
+                   and n.kind is NodeKind.CLASS]
+        grand = self.graph.out_edges_many(classes, contains)
+        self.graph.nodes(e.dst for es in grand.values() for e in es if "::" in e.dst)
 
     def tests_under(self, module: str) -> list[str]:
         """Tests defined in ``module``: its test functions and those of its classes.
@@ -142,8 +168,21 @@ def tests_for(graph: GraphView, sources: Iterable[str],
             state[y] = (c, hops + 1)
             nxt.append((y, c, hops + 1, via, lab))
 
+    g = memo.graph
     while frontier:
         nxt = []
+        level = [x for x, _, hops, _, _ in frontier if hops < max_hops]
+        g.prefetch(level, in_kinds=_IN_KINDS, out_kinds=_OUT_KINDS, nodes=True)
+        g.prefetch([x for x, _, hops, _, _ in frontier if hops == 0], out_kinds=_CONTAINS)
+        memo.prefetch_modules(level)
+        g.prefetch({m for x in level if (m := memo.module(x)) is not None},
+                   in_kinds=_IMPORT)
+        importers = {e.src for x in level for t in (x, memo.module(x)) if t is not None
+                     for e in g.in_edges(t, _IMPORT)}
+        g.nodes(importers)
+        memo.prefetch_tests_under(i for i in importers if memo.is_module(i))
+        callers = {e.src for x in level for e in g.in_edges(x, _IN_KINDS)}
+        g.nodes(c for c in callers if "::" in c)
         for x, conf, hops, via, label in frontier:
             if hops >= max_hops:
                 continue

@@ -7,7 +7,8 @@ There is deliberately no way to walk "all edges": :func:`walk` takes a
 
 from __future__ import annotations
 
-from impactlens.impact.relations import _Nodes, check_relation_set, step
+from impactlens.impact.graphcache import cached
+from impactlens.impact.relations import _Nodes, check_relation_set, prefetch_level, step
 from impactlens.model import (
     Edge,
     EdgeKind,
@@ -26,6 +27,7 @@ def walk(graph: GraphView, seed: str, relations: RelationSet,
          settings: Settings = DEFAULT) -> WalkResult:
     """Reachable impact set of ``seed`` (excluded from it) over ``relations``."""
     check_relation_set(relations)
+    graph = cached(graph)
     nodes = _Nodes(graph)
     order = {r: i for i, r in enumerate(relations.relations)}
     level: dict[str, int] = {seed: 0}
@@ -35,6 +37,7 @@ def walk(graph: GraphView, seed: str, relations: RelationSet,
     frontier = [seed] if relations.relations else []
     for d in range(1, settings.max_depth + 1):
         found: set[str] = set()
+        prefetch_level(nodes, frontier, relations.relations)
         for x in frontier:
             for rel in relations.relations:
                 for y, e in step(nodes, x, rel):
@@ -52,6 +55,7 @@ def walk(graph: GraphView, seed: str, relations: RelationSet,
     cap = settings.max_walk_nodes
     kept, omitted = reached[:cap], max(0, len(reached) - cap)
     members = []
+    graph.nodes(n for _, n in kept)
     for d, n in kept:
         es = tuple(sorted(edges[n], key=lambda e: (e.src, e.dst, e.kind.value, e.file, e.line,
                                                    e.detail)))
@@ -64,7 +68,9 @@ def walk(graph: GraphView, seed: str, relations: RelationSet,
             parents=tuple(sorted(parents[n])), edges=es,
         ))
     tests: set[tuple[str, str]] = set()
-    for n in [seed, *(m.entity for m in members)]:
+    walked = [seed, *(m.entity for m in members)]
+    graph.prefetch(walked, in_kinds=_TESTS)
+    for n in walked:
         tests.update((e.src, n) for e in graph.in_edges(n, _TESTS))
     return WalkResult(seed=seed, relations=relations, members=tuple(members),
                       truncated=omitted > 0, omitted=omitted, tests=tuple(sorted(tests)))

@@ -1,0 +1,74 @@
+"""The per-run graph memo answers exactly what the graph answers, in fewer reads."""
+
+from __future__ import annotations
+
+from impact.graphs import Graph
+from impactlens.api import Project
+from impactlens.impact.graphcache import CachedGraph, cached
+from impactlens.model import EdgeKind
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": (
+        "class Base:\n    def run(self, x):\n        return x\n\n\n"
+        "class Sub(Base):\n    def run(self, x):\n        return helper(x)\n\n\n"
+        "def helper(x):\n    return x * 2\n"
+    ),
+    "pkg/use.py": (
+        "from pkg.core import Sub, helper\n\n\n"
+        "def go(x):\n    return Sub().run(helper(x))\n"
+    ),
+    "tests/test_use.py": (
+        "from pkg.use import go\n\n\ndef test_go():\n    assert go(1) == 4\n"
+    ),
+}
+IDS = ["pkg.core.helper", "pkg.core.Sub.run", "pkg.core.Base.run", "pkg.core.Sub",
+       "pkg.use.go", "pkg.use", "tests/test_use.py::test_go", "no.such.node"]
+
+
+def test_cached_store_answers_like_the_store(make_repo):
+    root = make_repo(FILES)
+    with Project(root) as p:
+        p.index()
+        store = p.store
+        for kinds in (None, frozenset({EdgeKind.CALL}),
+                      frozenset({EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.OVERRIDE})):
+            g = CachedGraph(store)
+            g.prefetch(IDS[:4], in_kinds=frozenset({EdgeKind.CALL}), nodes=True)
+            for i in IDS:
+                assert g.node(i) == store.node(i)
+                assert g.in_edges(i, kinds) == store.in_edges(i, kinds)
+                assert g.out_edges(i, kinds) == store.out_edges(i, kinds)
+            many = g.in_edges_many(IDS, kinds)
+            assert many == {i: es for i in IDS if (es := store.in_edges(i, kinds))}
+            assert store.in_edges_many(IDS, kinds) == many
+            assert store.out_edges_many(IDS, kinds) == {
+                i: es for i in IDS if (es := store.out_edges(i, kinds))}
+        assert store.nodes(IDS) == {i: n for i in IDS if (n := store.node(i)) is not None}
+
+
+def test_repeated_and_batched_reads_hit_the_memo(make_repo):
+    root = make_repo(FILES)
+    with Project(root) as p:
+        p.index()
+        g = CachedGraph(p.store)
+        g.prefetch(IDS, in_kinds=frozenset({EdgeKind.CALL, EdgeKind.TESTS}), nodes=True)
+        reads = g.queries
+        assert reads == 2  # one batch of nodes, one of edges
+        for i in IDS:
+            g.node(i)
+            g.in_edges(i, frozenset({EdgeKind.CALL}))
+            g.in_edges(i, frozenset({EdgeKind.TESTS, EdgeKind.CALL}))
+        assert g.queries == reads
+        assert cached(g) is g
+
+
+def test_a_graph_without_batch_reads_is_read_id_by_id():
+    g = Graph()
+    g.fn("app.a")
+    g.fn("app.b")
+    g.call("app.b", "app.a", args=1)
+    c = CachedGraph(g)
+    assert c.in_edges_many(["app.a", "app.b"], frozenset({EdgeKind.CALL})) == {
+        "app.a": g.in_edges("app.a", frozenset({EdgeKind.CALL}))}
+    assert c.nodes(["app.a", "nope"]) == {"app.a": g.node("app.a")}

@@ -216,3 +216,14 @@ def test_project_without_git_has_an_empty_channel_and_says_so(tmp_path):
         got, note = p.co_change(["a.py"], task="anything")
     assert got == {"a.py": []}
     assert "not a git repository; co-change channel empty" in note
+
+
+def test_test_partners_normalised_apart_from_code_partners(make_repo, git_commit, tmp_path):
+    root = make_repo({"README.md": "x\n"}, date=day(0))
+    for i in range(1, 4):
+        git_commit(root, {"a.py": f"A = {i}\n", "tests/test_a.py": f"T = {i}\n"}, f"a {i}",
+                   date=day(i))
+    git_commit(root, {"a.py": "A = 9\n", "b.py": "B = 9\n"}, "a with b", date=day(5))
+    got = partners(history(root, tmp_path), "a.py")
+    # b is a's strongest *code* partner: 1 / (1 + κ), not 1 / (3 + κ) behind the test file
+    assert got == {"tests/test_a.py": 0.8571, "b.py": 0.6666}

@@ -38,8 +38,12 @@ For an edited file ``f`` and any other file ``g`` (L = 1: only commits touching
     S(f, g)               = Σ_{c ∈ H, f ∈ c, g ∈ c} w(c)
     co_change_score(f, g) = S(f, g) / ( max_{g'} S(f, g') + κ )
 
-the co-change mass of the pair, normalised by the strongest partner of ``f`` and
-shrunk by ``κ = settings.cochange_prior`` (0.5, in commit-weight units): the top
+the co-change mass of the pair, normalised by the strongest partner of ``f`` *of the
+same kind* (test files — ``test_*.py``, ``*_test.py``, ``conftest.py`` or anything under a
+``tests``/``test``/``testing`` directory — and the other files are normalised
+separately: a unit's own test file co-changes with nearly every change of it and would
+otherwise push every code partner under the §3.7 threshold) and shrunk by
+``κ = settings.cochange_prior`` (0.5, in commit-weight units): the top
 partner scores 2/3 with one shared focused commit, 0.8 with two, 0.95 with ten, so
 thin evidence never looks certain. (The relative normalisation answers "if this
 change spreads, where to"; an absolute P(g | f) would keep every partner of a file
@@ -63,10 +67,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import PurePosixPath
 
 from rank_bm25 import BM25Okapi
 
 from impactlens.errors import BadInputError
+from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord
 from impactlens.settings import DEFAULT, Settings
 
@@ -79,6 +85,7 @@ _STOP_WORDS = (
 )
 _STOP = frozenset(_STOP_WORDS.split())
 _LOG2_3 = math.log2(3)
+_TEST_DIRS = frozenset({"tests", "test", "testing"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +161,11 @@ def _names_at_cut(
     return out
 
 
+def _is_test(path: str) -> bool:
+    p = PurePosixPath(path)
+    return is_test_file(path) or any(part in _TEST_DIRS for part in p.parts[:-1])
+
+
 def _truncate(x: float, decimals: int) -> float:
     scale = 10**decimals
     return math.floor(round(x * scale, 6)) / scale
@@ -209,9 +221,11 @@ def co_change(
                 lines[g] = lines.get(g, 0) + churned
         ranked: list[tuple[float, int, int, str]] = []
         kept = {g: n for g, n in num.items() if exists is None or exists(g)}
-        top = max(kept.values(), default=0.0)
+        top = {kind: max((n for g, n in kept.items() if _is_test(g) == kind), default=0.0)
+               for kind in (False, True)}
         for g, n in kept.items():
-            score = _truncate(n / (top + settings.cochange_prior), settings.cochange_decimals)
+            score = _truncate(n / (top[_is_test(g)] + settings.cochange_prior),
+                              settings.cochange_decimals)
             if score > 0:
                 ranked.append((score, shared[g], lines[g], g))
         ranked.sort(key=lambda t: (-t[0], -t[1], -t[2], t[3]))

@@ -181,6 +181,7 @@ class _Extractor:
         self.temp: set[int] = set()
         self.strs: dict[str, None] = {}
         self.cls_ctx = -1  # class scope for super()
+        self.lreach: list[list[int]] = []  # reach of name reads inside loops (fixed up)
         self.skip_overload_nodes: set[int] = set()
         self._sig_cache: dict[int, str] = {}
         self._stmt_sigs: dict[tuple[int, int], str] = {}
@@ -329,7 +330,7 @@ class _Extractor:
     # ---------------------------------------------------------------- scopes
     def push_scope(self, sc: Scope) -> tuple[Any, ...]:
         saved = (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
-                 self.temp, self.strs, self.cls_ctx)
+                 self.temp, self.strs, self.cls_ctx, self.lreach)
         self.scopes.append(sc)
         self.sidx = len(self.scopes) - 1
         self.sc = sc
@@ -339,6 +340,7 @@ class _Extractor:
         self.loops = []
         self.temp = set()
         self.strs = {}
+        self.lreach = []
         self.aux.append((self.temp, self.strs, {}))
         return saved
 
@@ -352,8 +354,10 @@ class _Extractor:
         sc.byname = {k: tuple(v) for k, v in byname.items()}
         if sc.kind != FUNCTION:
             sc.final = self.cur
+        if self.lreach:
+            sc.lreach = tuple(tuple(r) for r in self.lreach)
         (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
-         self.temp, self.strs, self.cls_ctx) = saved
+         self.temp, self.strs, self.cls_ctx, self.lreach) = saved
 
     def block(self, stmts: list[ast.stmt]) -> None:
         table = self._stmt
@@ -378,6 +382,8 @@ class _Extractor:
                 byname.setdefault(b[0], []).append(bid)
         mod.byname = {k: tuple(v) for k, v in byname.items()}
         mod.final = self.cur
+        if self.lreach:
+            mod.lreach = tuple(tuple(r) for r in self.lreach)
         return self.finish()
 
     # ---------------------------------------------------------- statements
@@ -601,9 +607,11 @@ class _Extractor:
             later: dict[str, list[int]] = {}
             for bid in range(frame.start, len(sc.binds)):
                 later.setdefault(sc.binds[bid][0], []).append(bid)
-            for name, reach in frame.uses:
+            table = self.lreach
+            for name, ridx in frame.uses:
                 more = later.get(name)
                 if more:
+                    reach = table[ridx]
                     for b in more:
                         if b not in reach and b not in self.temp:
                             reach.append(b)
@@ -1048,9 +1056,10 @@ class _Extractor:
         name = node.id
         reach = self.cur.get(name, ())
         if self.loops:
-            lreach = list(reach)
-            self.loops[-1].uses.append((name, lreach))
-            enc: Enc = ("n", name, lreach)
+            ridx = len(self.lreach)
+            self.lreach.append(list(reach))
+            self.loops[-1].uses.append((name, ridx))
+            enc: Enc = ("n", name, ridx)
         else:
             enc = ("n", name, reach)
         if not self.noref and (not reach or self.sc.kind != FUNCTION):
@@ -1060,10 +1069,16 @@ class _Extractor:
     def _name_noref(self, name: str) -> Enc:
         reach = self.cur.get(name, ())
         if self.loops:
-            lreach = list(reach)
-            self.loops[-1].uses.append((name, lreach))
-            return ("n", name, lreach)
+            ridx = len(self.lreach)
+            self.lreach.append(list(reach))
+            self.loops[-1].uses.append((name, ridx))
+            return ("n", name, ridx)
         return ("n", name, reach)
+
+    def reach_of(self, enc: Enc) -> Any:
+        """The binding ids of a name encoding (loop reads keep them in a side table)."""
+        r = enc[2]
+        return self.lreach[r] if type(r) is int else r
 
     def e_Attribute(self, node: ast.Attribute) -> Enc:
         value = node.value
@@ -1071,15 +1086,16 @@ class _Extractor:
             # a name used as a receiver: recorded as a "b" (base) read, which makes a use
             # edge for a variable/constant but no reference edge to a class/function
             base = self._name_noref(value.id)
-            if not self.noref and (not base[2] or self.sc.kind != FUNCTION):
+            if not self.noref and (not self.reach_of(base) or self.sc.kind != FUNCTION):
                 self.sc.refs.append((value.lineno, base, "b"))
         else:
             base = self.ev(value)
         enc = ("a", base, node.attr)
         if not self.noref and base[0] != "k":
-            if base[0] == "n" and base[2] and self.sc.kind == FUNCTION:
+            breach = self.reach_of(base) if base[0] == "n" else ()
+            if breach and self.sc.kind == FUNCTION:
                 binds = self.sc.binds
-                for b in base[2]:
+                for b in breach:
                     if binds[b][1] is not P and binds[b][1] is not U:
                         self.sc.refs.append((node.lineno, enc, "r"))
                         break
@@ -1313,7 +1329,7 @@ class _Extractor:
             value = func.value
             if type(value) is ast.Name:
                 base = self._name_noref(value.id)
-                if not self.noref and (not base[2] or self.sc.kind != FUNCTION):
+                if not self.noref and (not self.reach_of(base) or self.sc.kind != FUNCTION):
                     self.sc.refs.append((value.lineno, base, "b"))
             else:
                 base = self.ev(value)
@@ -1351,9 +1367,10 @@ class _Extractor:
                     fargs.append((k.arg, e))
         kwt = tuple(sorted(kws))
         self.sc.calls.append((node.lineno, fenc, nargs, kwt, star, dstar, tuple(fargs), special))
-        if ft is ast.Name and self.sc.kind == FUNCTION and fenc[2]:
+        freach = self.reach_of(fenc) if ft is ast.Name else ()
+        if freach and self.sc.kind == FUNCTION:
             binds = self.sc.binds
-            if all(binds[b][4] == B_PARAM for b in fenc[2]):
+            if all(binds[b][4] == B_PARAM for b in freach):
                 self.sc.pcalls.setdefault(fenc[1], (nargs, kwt, star, dstar))
         if result is not None:
             return result

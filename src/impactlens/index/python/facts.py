@@ -8,7 +8,8 @@ Expression encodings (``enc``)::
 
     ("n", name, reach)      a name read; ``reach`` = ids of this scope's bindings
                             that reach the read (empty: not bound locally on
-                            this path → enclosing scopes / module / builtins)
+                            this path → enclosing scopes / module / builtins);
+                            an int inside loops: ``scope.lreach[reach]``
     ("a", base, attr)       attribute of ``base`` (``getattr(x, "lit")`` too)
     ("c", func)             the result of calling ``func``
     ("sub", base, key)      ``base[key]``; ``key`` a literal str/int or None
@@ -114,6 +115,8 @@ class Scope:
     param_ids: tuple[str, ...] | None = None  # parametrize ids; None = not computable
     parametrized: bool = False
     usefixtures: tuple[str, ...] = ()
+    # reach of name reads inside loops: ("n", name, i) with an int i means lreach[i]
+    lreach: tuple[tuple[int, ...], ...] = ()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make_scope, tuple(getattr(self, f) for f in _SCOPE_FIELDS))

@@ -486,6 +486,8 @@ class _Resolver:
                 recv: Any) -> tuple[Items, bool]:
         scopes = mf.scopes
         sc = scopes[sidx]
+        if type(reach) is int:
+            reach = sc.lreach[reach]
         if reach:
             if sc.kind == FUNCTION:
                 return self._local_vals(mf, sidx, reach, recv)
@@ -1212,6 +1214,8 @@ class _Sites(_Resolver):
         """What a name read denotes, or [] when it is a local/closure variable."""
         scopes = mf.scopes
         sc = scopes[sidx]
+        if type(reach) is int:
+            reach = sc.lreach[reach]
         if reach:
             if sc.kind == FUNCTION:
                 return []

@@ -280,12 +280,14 @@ class Indexer:
             facts = by_path.get(path)
             if facts is None:
                 facts = store.facts(path)
-            if facts is None:  # did not parse: nothing to resolve, rows already cleared
-                store.clear_resolution(path)
+            if facts is None:  # did not parse: nothing to resolve
+                if not full:
+                    store.clear_resolution(path)
                 continue
             lookup = _Lookup(by_path, None if full else store, module_paths)
             res: FileResolution = resolve_file(facts, lookup)
-            store.put_resolution(path, res.nodes, res.edges, res.unresolved, lookup.consulted)
+            store.put_resolution(path, res.nodes, res.edges, res.unresolved, lookup.consulted,
+                                 replace=not full)
             if progress and (i % 50 == 0 or i + 1 == total):
                 progress("resolve", i + 1, total)
         if full:

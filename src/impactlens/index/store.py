@@ -315,8 +315,13 @@ class Store:
         edges: Iterable[Edge],
         unresolved: Iterable[UnresolvedSite],
         deps: Iterable[str],
+        *,
+        replace: bool = True,
     ) -> None:
-        self.clear_resolution(path)
+        """Write one file's resolution; ``replace=False`` skips deleting old rows (bulk loads
+        into emptied tables, where a per-file DELETE would scan index-less tables)."""
+        if replace:
+            self.clear_resolution(path)
         self._conn.executemany(
             "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [_node_row(n) for n in nodes]
         )

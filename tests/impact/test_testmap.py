@@ -176,3 +176,66 @@ def test_validation_set_is_not_cut_by_the_pair_cap(g):
                        settings=DEFAULT.replace(max_test_pairs=3))
     assert len(res.test_map) == 3 and len(res.test_map_text().splitlines()) == 3
     assert len(res.validate) == 6
+
+
+def _test_module(g: Graph, name: str, imports: str) -> str:
+    """A test module ``tests.<name>`` with one test, importing ``imports``."""
+    g.module(f"tests.{name}", file=f"tests/{name}.py")
+    test = f"tests/{name}.py::test_it"
+    g.test(test)
+    g.contains(f"tests.{name}", test)
+    g.edge(f"tests.{name}", imports, EdgeKind.IMPORT)
+    return test
+
+
+def test_imports_count_only_from_the_sources_not_from_modules_met_on_the_way(g):
+    # home calls login; a body change gated at depth 0 reaches home's tests through
+    # CALLS, but a test module importing home's module is not thereby affected
+    g.module("app.views")
+    g.contains("app.views", "app.views.home")
+    g.call("app.views.home", SEED)
+    far = _test_module(g, "test_views", "app.views")
+    near = _test_module(g, "test_auth_imports", "app.auth")
+    g.module("app.auth")
+    g.contains("app.auth", SEED)
+    got = confs(g)
+    assert got[near] == 0.45
+    assert far not in got
+    # once home is a walk member (a signature change), its module's importers count
+    got = confs(g, ChangeType.METHOD_SIGNATURE)
+    assert got[far] == 0.45
+
+
+def test_a_class_is_not_followed_up_to_its_base(g):
+    # tests that use the base class do not run the changed subclass
+    g.cls("app.base.Base")
+    g.cls("app.auth.Sub")
+    g.edge("app.auth.Sub", "app.base.Base", EdgeKind.INHERIT)
+    g.test("tests/test_base.py::test_base")
+    g.tests("tests/test_base.py::test_base", "app.base.Base")
+    g.module("app.base")
+    g.contains("app.base", "app.base.Base")
+    user = _test_module(g, "test_base_users", "app.base.Base")
+    got = confs(g, seed="app.auth.Sub")
+    assert "tests/test_base.py::test_base" not in got and user not in got
+    # … while the subclass's tests do run the changed base
+    g.test("tests/test_sub.py::test_sub")
+    g.tests("tests/test_sub.py::test_sub", "app.auth.Sub")
+    assert confs(g, seed="app.base.Base")["tests/test_sub.py::test_sub"] == 0.56
+
+
+def test_callers_of_the_overridden_base_method_may_dispatch_to_the_changed_override(g):
+    g.method("app.base.Base.run")
+    g.method("app.auth.Sub.run")
+    g.edge("app.auth.Sub.run", "app.base.Base.run", EdgeKind.OVERRIDE)
+    g.method("app.base.Base.template")
+    g.call("app.base.Base.template", "app.base.Base.run")
+    g.test("tests/test_base.py::test_template")
+    g.tests("tests/test_base.py::test_template", "app.base.Base.template")
+    assert confs(g, seed="app.auth.Sub.run")["tests/test_base.py::test_template"] == 0.56
+    # a sibling override is not reached through the base
+    g.method("app.other.Other.run")
+    g.edge("app.other.Other.run", "app.base.Base.run", EdgeKind.OVERRIDE)
+    g.test("tests/test_other.py::test_other")
+    g.tests("tests/test_other.py::test_other", "app.other.Other.run")
+    assert "tests/test_other.py::test_other" not in confs(g, seed="app.auth.Sub.run")

@@ -2,12 +2,20 @@
 
 Sources are the changed entity and every member of its impact set (each at 1.0).
 From them the search follows the five edge types toward tests: ``TESTS`` (test →
-unit, 1.0), ``CALLS`` (caller, incl. instantiation, 0.56), ``INHERITS`` (inherit /
-override either way, 0.56), ``CONTAINS`` (containment, 0.5) and ``IMPORTS``
-(importer of the entity or of its module, 0.45). A path's confidence is its
+unit, 1.0), ``CALLS`` (caller, incl. instantiation, 0.56), ``INHERITS`` (0.56),
+``CONTAINS`` (containment, 0.5) and ``IMPORTS`` (0.45). A path's confidence is its
 weakest edge; a test's confidence is its strongest path — so a direct ``TESTS``
 edge scores 1.0, a test two ``CALLS`` hops away 0.56, a test module importing the
 changed module 0.45. Tests below ``test_map_min`` are dropped.
+
+Each edge is followed only in the direction in which it carries execution toward a
+test: to a caller, to a subclass (whose tests run the inherited code), to the
+container, and — from the changed entity itself — to the base method it overrides
+(callers of the base may dispatch to it). A class is not followed up to its base
+classes: the base's users do not run the subclass. ``IMPORTS`` is a terminal step
+taken from the sources only: a test module that imports a source or a source's
+module counts; a module reached on the way (a caller's module, a base class's
+module, a package) does not make every test importing it affected.
 """
 
 from __future__ import annotations
@@ -40,11 +48,13 @@ class _Hit:
 
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 _MAX_STATES = 5000  # bound on the nodes one search visits (huge fan-in stays cheap)
-_IN_KINDS = frozenset({_K.TESTS, _K.CALL, _K.INSTANTIATE, _K.INHERIT, _K.OVERRIDE,
-                       _K.CONTAINS, _K.IMPORT})
-_OUT_KINDS = frozenset({_K.INHERIT, _K.OVERRIDE})
+_TESTS = frozenset({_K.TESTS})
+_CALLS = frozenset({_K.CALL, _K.INSTANTIATE})
+_INHERIT = frozenset({_K.INHERIT})
 _CONTAINS = frozenset({_K.CONTAINS})
+_OVERRIDE = frozenset({_K.OVERRIDE})
 _IMPORT = frozenset({_K.IMPORT})
+_IN_KINDS = _TESTS | _CALLS | _INHERIT | _CONTAINS
 
 
 class _Memo:
@@ -69,27 +79,37 @@ class _Memo:
         n = self.node(node_id)
         return n is not None and n.kind is NodeKind.MODULE
 
+    def _up(self, node_id: str) -> str | None:
+        """The container of ``node_id``: its ``CONTAINS`` source, else its parent."""
+        for e in self.graph.in_edges(node_id, _CONTAINS):
+            return e.src
+        n = self.node(node_id)
+        return n.parent if n is not None and n.parent else None
+
     def prefetch_modules(self, ids: Iterable[str]) -> None:
-        """Load the parent chains of ``ids`` one level per read (for :meth:`module`)."""
-        todo = [i for i in ids if i not in self._module]
+        """Load the container chains of ``ids`` one level per read (for :meth:`module`)."""
+        todo = [i for i in dict.fromkeys(ids) if i not in self._module]
         for _ in range(9):
             if not todo:
                 break
-            got = self.graph.nodes(todo)
-            todo = [n.parent for n in got.values()
-                    if n.kind is not NodeKind.MODULE and n.parent]
+            self.graph.prefetch(todo, in_kinds=_CONTAINS, nodes=True)
+            todo = [up for i in todo
+                    if ((n := self.node(i)) is None or n.kind is not NodeKind.MODULE)
+                    and (up := self._up(i)) is not None]
 
     def module(self, node_id: str) -> str | None:
-        """The module node containing ``node_id`` (by the parent chain)."""
+        """The module node containing ``node_id`` (up its container chain)."""
         if node_id not in self._module:
-            cur, hops, found = self.node(node_id), 0, None
-            while cur is not None and hops < 8:
-                if cur.kind is NodeKind.MODULE:
-                    found = cur.id
+            cur: str | None = node_id
+            found = None
+            for _ in range(9):
+                if cur is None:
                     break
-                if not cur.parent:
+                n = self.node(cur)
+                if n is not None and n.kind is NodeKind.MODULE:
+                    found = cur
                     break
-                cur, hops = self.node(cur.parent), hops + 1
+                cur = self._up(cur)
             self._module[node_id] = found
         return self._module[node_id]
 
@@ -130,15 +150,17 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     """Affected tests of ``sources`` with their confidence (all, before the threshold).
 
     Bottleneck search: a path's confidence is its weakest edge, a test keeps its
-    strongest path; at most ``max_depth`` edges from a source. An importer is a
-    terminal step: a test (or a test module's tests) importing the entity or its
-    module is affected at the IMPORTS weight; other importers are not followed.
+    strongest path; at most ``max_depth`` edges from a source. ``IMPORTS`` is one
+    terminal step from a source: a test (or a test module's tests) importing the
+    source or its module is affected at the IMPORTS weight; nothing else is.
     """
     w = settings.test_edge_weights
     memo = _Memo(graph)
+    g = memo.graph
     best: dict[str, _Hit] = {}
     srcs = list(dict.fromkeys(sources))  # the seed first, then members by distance
     rank = {s: i for i, s in enumerate(srcs)}
+    seed = srcs[0] if srcs else None
 
     def hit(test: str, conf: float, via: str, rel: str) -> None:
         old = best.get(test)
@@ -168,51 +190,48 @@ def tests_for(graph: GraphView, sources: Iterable[str],
             state[y] = (c, hops + 1)
             nxt.append((y, c, hops + 1, via, lab))
 
-    g = memo.graph
+    # IMPORTS, from the sources only: a test importing a source or a source's module
+    memo.prefetch_modules(srcs)
+    imported = {t for x in srcs for t in (x, memo.module(x)) if t is not None}
+    g.prefetch(imported, in_kinds=_IMPORT)
+    importers = {e.src for t in imported for e in g.in_edges(t, _IMPORT)}
+    g.nodes(importers)
+    memo.prefetch_tests_under(i for i in importers if memo.is_module(i))
+    c = w["IMPORTS"]
+    for x in srcs:
+        mod = memo.module(x)
+        for t in (x,) if mod is None or mod == x else (x, mod):
+            for e in g.in_edges(t, _IMPORT):
+                if memo.is_test(e.src):
+                    hit(e.src, c, x, "IMPORTS")
+                elif memo.is_module(e.src):
+                    for test in memo.tests_under(e.src):
+                        hit(test, c, x, "IMPORTS")
+
     while frontier:
         nxt = []
         level = [x for x, _, hops, _, _ in frontier if hops < max_hops]
-        g.prefetch(level, in_kinds=_IN_KINDS, out_kinds=_OUT_KINDS, nodes=True)
+        g.prefetch(level, in_kinds=_IN_KINDS, nodes=True)
         g.prefetch([x for x, _, hops, _, _ in frontier if hops == 0], out_kinds=_CONTAINS)
-        memo.prefetch_modules(level)
-        g.prefetch({m for x in level if (m := memo.module(x)) is not None},
-                   in_kinds=_IMPORT)
-        importers = {e.src for x in level for t in (x, memo.module(x)) if t is not None
-                     for e in g.in_edges(t, _IMPORT)}
-        g.nodes(importers)
-        memo.prefetch_tests_under(i for i in importers if memo.is_module(i))
-        callers = {e.src for x in level for e in g.in_edges(x, _IN_KINDS)}
-        g.nodes(c for c in callers if "::" in c)
+        g.nodes(e.src for x in level for e in g.in_edges(x, _IN_KINDS) if "::" in e.src)
         for x, conf, hops, via, label in frontier:
             if hops >= max_hops:
                 continue
             at = (conf, hops, via, label)
-            for e in graph.in_edges(x, frozenset({_K.TESTS})):
+            for e in g.in_edges(x, _TESTS):
                 hit(e.src, min(conf, w["TESTS"]), via, label or "TESTS")
-            for e in graph.in_edges(x, frozenset({_K.CALL, _K.INSTANTIATE})):
+            for e in g.in_edges(x, _CALLS):
                 go(e.src, "CALLS", *at)
-            for e in graph.in_edges(x, frozenset({_K.INHERIT, _K.OVERRIDE})):
+            for e in g.in_edges(x, _INHERIT):  # a subclass runs the inherited code
                 go(e.src, "INHERITS", *at)
-            for e in graph.out_edges(x, frozenset({_K.INHERIT, _K.OVERRIDE})):
-                go(e.dst, "INHERITS", *at)
-            for e in graph.in_edges(x, frozenset({_K.CONTAINS})):
+            for e in g.in_edges(x, _CONTAINS):
                 go(e.src, "CONTAINS", *at)
             if hops == 0:  # a changed container reaches what it contains
-                for e in graph.out_edges(x, frozenset({_K.CONTAINS})):
+                for e in g.out_edges(x, _CONTAINS):
                     go(e.dst, "CONTAINS", *at)
-            c = min(conf, w["IMPORTS"])
-            lab = "IMPORTS" if w["IMPORTS"] < conf or not label else label
-            targets = [x]
-            mod = memo.module(x)
-            if mod is not None and mod != x:
-                targets.append(mod)
-            for t in targets:
-                for e in graph.in_edges(t, frozenset({_K.IMPORT})):
-                    if memo.is_test(e.src):
-                        hit(e.src, c, via, lab)
-                    elif memo.is_module(e.src):
-                        for test in memo.tests_under(e.src):
-                            hit(test, c, via, lab)
+            if x == seed and hops == 0:  # the base's callers may dispatch to the override
+                for e in g.out_edges(x, _OVERRIDE):
+                    go(e.dst, "INHERITS", *at)
         frontier = sorted(nxt, key=lambda t: (t[0], -t[1], t[2], rank[t[3]], t[4]))
     return best
 

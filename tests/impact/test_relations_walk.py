@@ -121,6 +121,45 @@ def test_walk_records_admitting_edges_parents_and_tests(service):
     assert res.tests == (("tests/test_views.py::test_home", "app.views.home"),)
 
 
+def test_beyond_the_first_hop_a_member_follows_what_its_admission_warrants():
+    g = Graph()
+    g.method("app.b.Base.run")
+    g.method("app.m.Impl.run")  # the changed method
+    g.method("app.m.Deep.run")
+    g.method("app.o.Other.run")
+    g.edge("app.m.Impl.run", "app.b.Base.run", EdgeKind.OVERRIDE)
+    g.edge("app.m.Deep.run", "app.m.Impl.run", EdgeKind.OVERRIDE)
+    g.edge("app.o.Other.run", "app.b.Base.run", EdgeKind.OVERRIDE)  # a sibling
+    g.method("app.c.Caller.setup")  # calls the changed method …
+    g.call("app.c.Caller.setup", "app.m.Impl.run", args=0, bound=True)
+    g.method("app.c.Root.setup")  # … and overrides an unrelated base method
+    g.edge("app.c.Caller.setup", "app.c.Root.setup", EdgeKind.OVERRIDE)
+    g.call("app.b.dispatch", "app.b.Base.run")  # may dispatch to the override
+    g.call("app.m.use_deep", "app.m.Deep.run")
+    g.call("app.c.main", "app.c.Caller.setup")
+    got = reached(g, change(CT.METHOD_SIGNATURE, "app.m.Impl.run"))
+    assert got == {
+        "app.b.Base.run": (1, ("Overrides",)),
+        "app.c.Caller.setup": (1, ("CalledBy",)),
+        "app.m.Deep.run": (1, ("OverriddenBy",)),
+        "app.b.dispatch": (2, ("CalledBy",)),
+        "app.c.main": (2, ("CalledBy",)),
+        "app.m.use_deep": (2, ("CalledBy",)),
+    }  # not the caller's base (Root.setup), not the sibling override (Other.run)
+
+
+def test_a_superclass_is_only_followed_further_up():
+    g = Graph()
+    for c in ("Top", "Base", "User", "Sibling"):
+        g.cls(f"app.m.{c}")
+    g.edge("app.m.Base", "app.m.Top", EdgeKind.INHERIT)
+    g.edge("app.m.User", "app.m.Base", EdgeKind.INHERIT)
+    g.edge("app.m.Sibling", "app.m.Base", EdgeKind.INHERIT)
+    g.new("app.m.make_base", "app.m.Base")
+    assert reached(g, change(CT.CLASS_DECL, "app.m.User")) == {
+        "app.m.Base": (1, ("SuperclassOf",)), "app.m.Top": (2, ("SuperclassOf",))}
+
+
 def test_admitting_relations_union_at_the_same_distance():
     g = Graph()
     g.call("app.m.caller", "app.m.f")

@@ -7,7 +7,7 @@ dependency direction (``src`` uses ``dst``; dependents are found on in-edges).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from impactlens.impact.graphcache import cached
@@ -36,6 +36,31 @@ RELATION_TABLE: Mapping[ChangeType, tuple[Relation, ...]] = MappingProxyType({
 })
 
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__"})
+
+# Relations that admit a *referencing* site (a caller, reader, importer, instantiator):
+# what changes there is its body, not its signature or its place in a class hierarchy.
+REFERENCES = frozenset({R.CALLED_BY, R.CALLERS, R.USED_BY, R.IMPORTED_BY,
+                        R.INSTANTIATED_BY, R.CONSTRUCTED_BY})
+
+
+def onward(admitted: Iterable[Relation], relations: Sequence[Relation]) -> tuple[Relation, ...]:
+    """The relations of the row followed *from* a member admitted over ``admitted``.
+
+    The seed follows its whole row. A referencing site follows the references only — its
+    callers, readers, importers, instantiators see its behaviour change, but its own base
+    methods and overriders are untouched (a caller of a changed method does not make
+    its ``super()`` method's other overriders impacted). An overridden base continues up
+    (Overrides) and an overrider down (OverriddenBy), each with its own callers; a
+    subclass continues down; a superclass only further up (the base's other users and
+    subclasses do not see a subclass's change).
+    """
+    follow: set[Relation] = set()
+    for a in admitted:
+        if a is R.SUPERCLASS_OF:
+            follow.add(a)
+        else:
+            follow |= REFERENCES | {a}
+    return tuple(r for r in relations if r in follow)
 
 
 def select_relations(change: AtomicChange) -> RelationSet:
@@ -165,12 +190,13 @@ def targets(nodes: _Nodes, node_id: str, rel: Relation) -> list[_Target]:
     return []
 
 
-def prefetch_level(nodes: _Nodes, frontier: list[str], rels: tuple[Relation, ...]) -> None:
-    """Load everything :func:`step` will read for a BFS level, in a few batched reads."""
+def prefetch_level(nodes: _Nodes, frontier: Mapping[str, Sequence[Relation]]) -> None:
+    """Load everything :func:`step` will read for a BFS level (node → the relations
+    followed from it), in a few batched reads."""
     g = nodes.graph
     g.nodes([*frontier, *(p for x in frontier if (p := x.rsplit(".", 1)[0]) != x)])
     want: dict[tuple[bool, frozenset[EdgeKind]], list[str]] = {}
-    for x in frontier:
+    for x, rels in frontier.items():
         for rel in rels:
             for incoming, t, kinds in targets(nodes, x, rel):
                 want.setdefault((incoming, kinds), []).append(t)

@@ -1,5 +1,7 @@
 """§3.3 (c) reverse graph walk: BFS against the dependency direction over *only* the
 relations selected for the change type, ≤ ``max_depth`` hops, ≤ ``max_walk_nodes``.
+Beyond the first hop a member follows the part of the row its admission warrants
+(:func:`~impactlens.impact.relations.onward`): a caller's callers, not its base method.
 
 There is deliberately no way to walk "all edges": :func:`walk` takes a
 :class:`RelationSet` (checked against the §3.2 table), never a hop count alone.
@@ -8,7 +10,13 @@ There is deliberately no way to walk "all edges": :func:`walk` takes a
 from __future__ import annotations
 
 from impactlens.impact.graphcache import cached
-from impactlens.impact.relations import _Nodes, check_relation_set, prefetch_level, step
+from impactlens.impact.relations import (
+    _Nodes,
+    check_relation_set,
+    onward,
+    prefetch_level,
+    step,
+)
 from impactlens.model import (
     Edge,
     EdgeKind,
@@ -37,9 +45,11 @@ def walk(graph: GraphView, seed: str, relations: RelationSet,
     frontier = [seed] if relations.relations else []
     for d in range(1, settings.max_depth + 1):
         found: set[str] = set()
-        prefetch_level(nodes, frontier, relations.relations)
+        follow = {x: relations.relations if x == seed else onward(rels[x], relations.relations)
+                  for x in frontier}
+        prefetch_level(nodes, follow)
         for x in frontier:
-            for rel in relations.relations:
+            for rel in follow[x]:
                 for y, e in step(nodes, x, rel):
                     if y == seed or level.get(y, d) < d:
                         continue

@@ -25,7 +25,13 @@ from typing import Any
 
 from impactlens.errors import IndexBusyError
 from impactlens.index import discover
-from impactlens.index.store import INDEX_DIRNAME, Store, index_path
+from impactlens.index.store import (
+    INDEX_DIRNAME,
+    ResolutionRows,
+    Store,
+    index_path,
+    resolution_rows,
+)
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -115,6 +121,23 @@ class _Lookup:
         facts = self._store.facts(relpath) if self._store is not None else None
         self._by_path[relpath] = facts
         return facts
+
+
+# facts + module map handed to forked resolution workers (set only while a pool runs)
+_FORK_STATE: tuple[dict[str, Any], dict[str, str]] | None = None
+
+
+def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> ResolutionRows:
+    from impactlens.index.python import resolve_file
+
+    res: FileResolution = resolve_file(facts, lookup)
+    return resolution_rows(path, res.nodes, res.edges, res.unresolved, lookup.consulted)
+
+
+def _resolve_chunk(paths: list[str]) -> list[ResolutionRows]:
+    assert _FORK_STATE is not None
+    by_path, module_paths = _FORK_STATE
+    return [_resolve_rows(p, by_path[p], _Lookup(by_path, None, module_paths)) for p in paths]
 
 
 # ------------------------------------------------------------------ indexer
@@ -267,31 +290,51 @@ class Indexer:
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
                  modules: dict[str, str], full: bool, progress: ProgressFn | None) -> None:
-        from impactlens.index.python import resolve_file
-
         by_path: dict[str, Any] = {i.record.path: i.facts for i in parsed}
         module_paths: dict[str, str] = {}
         for p in sorted(modules):
             module_paths.setdefault(modules[p], p)
         if full:
+            # every file is resolved against the facts parsed in this run: fan out to
+            # forked workers (they inherit the facts) and bulk-load into index-less tables
             store.drop_secondary_indexes()
-        total = len(paths)
-        for i, path in enumerate(paths):
-            facts = by_path.get(path)
-            if facts is None:
-                facts = store.facts(path)
-            if facts is None:  # did not parse: nothing to resolve
-                if not full:
-                    store.clear_resolution(path)
-                continue
-            lookup = _Lookup(by_path, None if full else store, module_paths)
-            res: FileResolution = resolve_file(facts, lookup)
-            store.put_resolution(path, res.nodes, res.edges, res.unresolved, lookup.consulted,
-                                 replace=not full)
-            if progress and (i % 50 == 0 or i + 1 == total):
-                progress("resolve", i + 1, total)
-        if full:
+            for rows in self._resolve_parallel(paths, by_path, module_paths, progress):
+                store.put_rows(rows)
             store.create_secondary_indexes()
+            return
+        for i, path in enumerate(paths):
+            facts = by_path[path] if path in by_path else store.facts(path)
+            store.clear_resolution(path)
+            if facts is not None:  # a file that did not parse has nothing to resolve
+                store.put_rows(_resolve_rows(path, facts, _Lookup(by_path, store, module_paths)))
+            if progress and (i % 50 == 0 or i + 1 == len(paths)):
+                progress("resolve", i + 1, len(paths))
+
+    def _resolve_parallel(self, paths: list[str], by_path: dict[str, Any],
+                          module_paths: dict[str, str], progress: ProgressFn | None
+                          ) -> Iterator[ResolutionRows]:
+        global _FORK_STATE
+        todo = [p for p in paths if by_path.get(p) is not None]
+        workers = self.settings.index_workers or os.cpu_count() or 1
+        if workers == 1 or len(todo) < 64:
+            for i, path in enumerate(todo):
+                yield _resolve_rows(path, by_path[path], _Lookup(by_path, None, module_paths))
+                if progress and (i % 50 == 0 or i + 1 == len(todo)):
+                    progress("resolve", i + 1, len(todo))
+            return
+        _FORK_STATE = (by_path, module_paths)
+        try:
+            size = max(8, min(64, len(todo) // (workers * 8) or 1))
+            chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+            done = 0
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+                for result in pool.map(_resolve_chunk, chunks):
+                    yield from result
+                    done += len(result)
+                    if progress:
+                        progress("resolve", done, len(todo))
+        finally:
+            _FORK_STATE = None
 
     def _update_history(self, store: Store) -> list[str]:
         try:

@@ -137,6 +137,28 @@ def _kinds_clause(kinds: frozenset[EdgeKind] | None) -> tuple[str, list[str]]:
     return f" AND kind IN ({marks})", sorted(k.value for k in kinds)
 
 
+ResolutionRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]],
+                       list[tuple[Any, ...]]]
+
+
+def resolution_rows(
+    path: str,
+    nodes: Iterable[Node],
+    edges: Iterable[Edge],
+    unresolved: Iterable[UnresolvedSite],
+    deps: Iterable[str],
+) -> ResolutionRows:
+    """Encode one file's resolution as SQL rows (picklable; built in worker processes)."""
+    return (
+        [_node_row(n) for n in nodes],
+        [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
+         for e in edges],
+        [(u.file, u.line, u.scope, u.reason.value, u.text, json.dumps(u.names))
+         for u in unresolved],
+        [(path, m) for m in sorted(set(deps))],
+    )
+
+
 class Store:
     """SQLite-backed graph store. Implements :class:`impactlens.model.GraphView`."""
 
@@ -322,22 +344,15 @@ class Store:
         into emptied tables, where a per-file DELETE would scan index-less tables)."""
         if replace:
             self.clear_resolution(path)
-        self._conn.executemany(
-            "INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [_node_row(n) for n in nodes]
-        )
-        self._conn.executemany(
-            "INSERT INTO edges VALUES (?,?,?,?,?,?,?)",
-            [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
-             for e in edges],
-        )
-        self._conn.executemany(
-            "INSERT INTO unresolved VALUES (?,?,?,?,?,?)",
-            [(u.file, u.line, u.scope, u.reason.value, u.text, json.dumps(u.names))
-             for u in unresolved],
-        )
-        self._conn.executemany(
-            "INSERT INTO file_deps VALUES (?,?)", [(path, m) for m in sorted(set(deps))]
-        )
+        self.put_rows(resolution_rows(path, nodes, edges, unresolved, deps))
+
+    def put_rows(self, rows: ResolutionRows) -> None:
+        """Insert pre-encoded rows (see :func:`resolution_rows`)."""
+        node_rows, edge_rows, unresolved_rows, dep_rows = rows
+        self._conn.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", node_rows)
+        self._conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edge_rows)
+        self._conn.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?)", unresolved_rows)
+        self._conn.executemany("INSERT INTO file_deps VALUES (?,?)", dep_rows)
 
     def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
         """Files whose resolution consulted any of ``modules``."""

@@ -121,10 +121,19 @@ class ModuleLookup(Protocol):
     def path(self, relpath: str) -> PyFileFacts | None: ...
 
 
-@lru_cache(maxsize=4096)
+_DETAILS: dict[tuple[Any, ...], str] = {}
+
+
 def call_detail(args: int, kwargs: tuple[str, ...], star: bool, dstar: bool, bound: bool) -> str:
-    return json.dumps({"args": args, "kwargs": list(kwargs), "star": star, "dstar": dstar,
-                       "bound": bound}, separators=(",", ":"))
+    """The JSON detail of a call site (memoized: a pure function of its arguments)."""
+    key = (args, kwargs, star, dstar, bound)
+    got = _DETAILS.get(key)
+    if got is None:
+        got = json.dumps({"args": args, "kwargs": list(kwargs), "star": star, "dstar": dstar,
+                          "bound": bound}, separators=(",", ":"))
+        if len(_DETAILS) < 65536:
+            _DETAILS[key] = got
+    return got
 
 
 @lru_cache(maxsize=4)
@@ -192,10 +201,9 @@ class _Resolver:
 
     # --------------------------------------------------------------- modules
     def mod(self, name: str) -> PyFileFacts | None:
-        try:
-            return self._mods[name]
-        except KeyError:
-            pass
+        f = self._mods.get(name)
+        if f is not None or name in self._mods:
+            return f
         f = self.lookup.module(name)
         if f is None and self.sibling:
             d = self.facts.path.rpartition("/")[0]
@@ -490,6 +498,8 @@ class _Resolver:
             reach = sc.lreach[reach]
         if reach:
             if sc.kind == FUNCTION:
+                if len(reach) == 1:
+                    return self.binding_vals(mf, sidx, reach[0], recv)
                 return self._local_vals(mf, sidx, reach, recv)
             return self._scope_binding_items(mf, sidx, reach, name, recv)
         s = sidx
@@ -747,6 +757,13 @@ class _Resolver:
 
     # ------------------------------------------------------------ attributes
     def attr(self, base: Items, name: str) -> tuple[Items, bool]:
+        if len(base) == 1:
+            v = base[0]
+            t = v[0]
+            if t == "I":
+                return self.class_attr((v[1], v[2]), name, True)
+            if t == "XI" or t == "K":
+                return [XI], False
         base, inf = self.deref(base)
         out: Items = []
         for v in base:
@@ -826,7 +843,8 @@ class _Resolver:
 
     def class_attr(self, ck: tuple[str, int], name: str, on_instance: bool,
                    start: int = 0, recv: Any = None) -> tuple[Items, bool]:
-        key = (ck, name, on_instance, start, recv)
+        key = (ck, name, on_instance) if not start and recv is None else (
+            ck, name, on_instance, start, recv)
         got = self._cattr.get(key)
         if got is not None:
             return got
@@ -991,7 +1009,7 @@ class _Sites(_Resolver):
 
     # ------------------------------------------------------------------ ids
     def scope_id(self, modname: str, sidx: int) -> str:
-        mf = self.mod(modname)
+        mf = self._mods.get(modname) or self.mod(modname)
         if mf is None:
             return modname
         return mf.scopes[sidx].qual

@@ -684,6 +684,9 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
                 a, b = row.get(key), full.get(key)
                 deltas[key] = None if a is None or b is None else round(a - b, 4)
             moved = any(d is not None and abs(d) > NOISE for d in deltas.values())
+            a, b = row.get("selection_ratio"), full.get("selection_ratio")
+            # shown, not voted: a smaller selection is not better or worse by itself
+            deltas["selection_ratio"] = None if a is None or b is None else round(a - b, 4)
             abl[ch] = {"deltas": deltas, "verdict": "keep" if moved else "delete (noise)"}
         out["ablation"] = abl
     out["timing"] = {
@@ -733,12 +736,14 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
             fmt(row.get(c), 3) if c in row else "–" for c, _ in cols) + " |")
     if summary.get("ablation"):
         out += ["", "| channel removed | ΔR | ΔP | ΔF1 | ΔR@3 | ΔP@3 | Δbreaking caught | "
+                "Δselected | "
                 "verdict (§7.6, abs(Δ) ≤ 0.05 = noise) |",
-                "|---|---:|---:|---:|---:|---:|---:|---|"]
+                "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for ch, a in summary["ablation"].items():
             d = a["deltas"]
             out.append(f"| {ch} | " + " | ".join(fmt(d.get(k), 3) for k in (
-                "recall", "precision", "f1", "r@3", "p@3", "breaking_caught")) +
+                "recall", "precision", "f1", "r@3", "p@3", "breaking_caught",
+                "selection_ratio")) +
                 f" | {a['verdict']} |")
     return "\n".join(out)
 

@@ -155,3 +155,11 @@ def test_facts_pickle_roundtrip() -> None:
 def test_non_ascii_source_columns() -> None:
     n = nodes("NAME = 'é'\n\ndef größe(ü, x='ß'):\n    return ü\n")
     assert n["pkg.mod.größe"].signature == "def größe(ü, x='ß'):"
+
+
+def test_deeply_nested_expressions_do_not_crash() -> None:
+    terms = " + ".join(["x"] * 3000)
+    chain = "obj" + ".a" * 2000 + ".run()"
+    r = repo(**{"m.py": f"x = 1\ny = {terms}\n\ndef f(obj):\n    {chain}\n"})
+    assert r.node("m.y").kind == NodeKind.CONSTANT
+    assert [u.reason.value for u in r.unresolved] == ["unknown-receiver"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from typing import Any
 
@@ -93,6 +94,7 @@ _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_get
 _BRACKETS = re.compile(r"[()\[\]{}:]")
 _WS = re.compile(r"\s+")
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+_RECURSION = 12_000  # deep but valid expression nesting (long "+" chains, nested calls)
 
 
 def decode_source(source: bytes) -> str:
@@ -1512,5 +1514,14 @@ def extract_file(path: str, source: bytes, module: str, is_test: bool,
     Raises SyntaxError / UnicodeDecodeError / ValueError on unparseable input.
     """
     text = decode_source(source)
-    tree = ast.parse(text, filename=path)
-    return _Extractor(path, text, module, is_test, is_package).run(tree)
+    limit = sys.getrecursionlimit()
+    if limit < _RECURSION:
+        sys.setrecursionlimit(_RECURSION)
+    try:
+        tree = ast.parse(text, filename=path)
+        return _Extractor(path, text, module, is_test, is_package).run(tree)
+    except RecursionError as exc:
+        raise ValueError(f"{path}: expressions nested too deeply to analyze") from exc
+    finally:
+        if limit < _RECURSION:
+            sys.setrecursionlimit(limit)

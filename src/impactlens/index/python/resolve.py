@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import sys
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -1328,9 +1329,16 @@ class _Sites(_Resolver):
             return sink
         sc = mf.scopes[sidx]
         for site in sc.calls:
-            self.resolve_call(mf, sidx, site, src, sink, recv)
+            try:
+                self.resolve_call(mf, sidx, site, src, sink, recv)
+            except RecursionError:
+                sink.unresolved.append((site[0], sc.qual, U_UNKNOWN_RECEIVER,
+                                        "<expression nested too deeply>", ()))
         for ref in sc.refs:
-            self.resolve_ref(mf, sidx, ref, src, sink, recv)
+            try:
+                self.resolve_ref(mf, sidx, ref, src, sink, recv)
+            except RecursionError:
+                continue
         return sink
 
     # ------------------------------------------------------------------ run
@@ -1472,6 +1480,16 @@ def _import_detail(name: str, alias: str | None) -> str:
     return json.dumps({"name": name, "alias": alias}, separators=(",", ":"))
 
 
+_RECURSION = 12_000
+
+
 def resolve_file(facts: PyFileFacts, lookup: ModuleLookup) -> FileResolution:
     """Nodes, edges and unresolved sites of one file (pure given facts and lookup)."""
-    return _Sites(facts, lookup).run()
+    limit = sys.getrecursionlimit()
+    if limit < _RECURSION:
+        sys.setrecursionlimit(_RECURSION)
+    try:
+        return _Sites(facts, lookup).run()
+    finally:
+        if limit < _RECURSION:
+            sys.setrecursionlimit(limit)

@@ -63,9 +63,21 @@ class CFG:
     params_node: int | None
     params: tuple[str, ...]
     scope: ScopeNode
-    globals_declared: frozenset[str] = frozenset()
-    nonlocals_declared: frozenset[str] = frozenset()
     pred: list[list[tuple[int, str]]] = field(default_factory=list)
+    _declared: tuple[frozenset[str], frozenset[str]] | None = None
+
+    @property
+    def globals_declared(self) -> frozenset[str]:
+        """Names the scope declares ``global`` (computed on first use)."""
+        if self._declared is None:
+            self._declared = _declared(self.scope)
+        return self._declared[0]
+
+    @property
+    def nonlocals_declared(self) -> frozenset[str]:
+        if self._declared is None:
+            self._declared = _declared(self.scope)
+        return self._declared[1]
 
     def __post_init__(self) -> None:
         self.pred = [[] for _ in self.nodes]
@@ -327,5 +339,4 @@ def build_cfg(scope: ScopeNode, lines: list[str] | None = None) -> CFG:
         b.edge(params_node, first)
     else:
         b.edge(entry, first)
-    g, nl = _declared(scope)
-    return CFG(b.nodes, b.succ, entry, exit_, params_node, params, scope, g, nl)
+    return CFG(b.nodes, b.succ, entry, exit_, params_node, params, scope)

@@ -121,13 +121,13 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
     if pf is None:
         return LocalSlice(path, "", 0, direction, line, reason="file-not-found",
                           message=f"{path}: cannot read the file")
-    if pf.tree is None:
-        return LocalSlice(path, "", 0, direction, line, reason="syntax-error",
-                          message=f"{path}: {pf.error}")
     if not 1 <= line <= max(len(pf.lines), 1):
         return LocalSlice(path, "", 0, direction, line, reason="line-out-of-range",
                           message=f"{path}:{line}: the file has {len(pf.lines)} lines")
     if scope is None:
+        if pf.tree is None:
+            return LocalSlice(path, "", 0, direction, line, reason="syntax-error",
+                              message=f"{path}: {pf.error}")
         scope_name, scope = innermost_scope(pf.tree, line)
     name = scope_name or getattr(scope, "name", "<module>")
     scope_line = getattr(scope, "lineno", 0)
@@ -197,14 +197,10 @@ class _Program:
         if node.kind not in FUNC_KINDS:
             return None
         pf = self.cache.file(node.file)
-        if pf is None or pf.tree is None:
+        if pf is None:
             return None
-        name = node.qualname.rsplit(".", 1)[-1].split("::")[-1].split("[")[0]
-        hit = pf.function_at(node.start_line, name)
-        if hit is None:
-            return None
-        fn = hit[1]
-        if is_bodyless(fn):
+        fn = pf.function_span(node.start_line, node.end_line, _leaf(node))
+        if fn is None or is_bodyless(fn):
             return None
         pdg = self.cache.pdg(node.file, fn)
         calls: list[tuple[Edge, list[int]]] = []
@@ -266,7 +262,7 @@ def pdg_impact(
     scope: ScopeNode | None = None
     scope_name: str | None = None
     pf = cache.file(path)
-    if target is not None and pf is not None and pf.tree is not None:
+    if target is not None and pf is not None:
         if target.kind not in FUNC_KINDS:
             out["reason"] = "not-a-function"
             out["message"] = (f"{target.id} is a {target.kind.value}; the PDG mode slices "
@@ -277,20 +273,23 @@ def pdg_impact(
             out["message"] = (f"{path}:{line} is outside {target.id} "
                               f"(lines {target.start_line}-{target.end_line})")
             return out
-        name = target.qualname.rsplit(".", 1)[-1].split("::")[-1].split("[")[0]
-        hit = pf.function_at(target.start_line, name)
-        if hit is None:
+        name = _leaf(target)
+        fn = pf.function_span(target.start_line, target.end_line, name)
+        if fn is None:
+            if pf.tree is None:
+                out["reason"] = "syntax-error"
+                out["message"] = f"{path}: {pf.error}"
+                return out
             out["reason"] = "function-not-in-file"
             out["message"] = (f"{path}: no function {name} starts at line "
                               f"{target.start_line} in the file's current content "
                               "(re-index: the file changed since)")
             return out
-        scope_name, scope = hit
+        scope_name, scope = target.qualname, fn
         # a line inside a nested def belongs to the nested function
-        inner_name, inner = innermost_scope(pf.tree, line)
-        if inner is not scope and isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef) \
-                and _inside(inner, scope):
-            scope_name, scope = inner_name, inner
+        nested = _innermost_nested(fn, line)
+        if nested is not None:
+            scope_name, scope = f"{target.qualname}.<locals>.{nested.name}", nested
     local = local_slice(cache, path, line, direction, scope, scope_name)
     out["criterion"]["statements"] = [s.as_dict() for s in local.criterion]
     out["criterion"]["scope"] = local.scope
@@ -308,8 +307,19 @@ def pdg_impact(
     return out
 
 
-def _inside(inner: ast.AST, outer: ast.AST) -> bool:
-    return any(n is inner for n in ast.walk(outer))
+def _leaf(node: Node) -> str:
+    return node.qualname.rsplit(".", 1)[-1].split("::")[-1].split("[")[0]
+
+
+def _innermost_nested(fn: FunctionNode, line: int) -> FunctionNode | None:
+    """The innermost function nested in ``fn`` whose body covers ``line``."""
+    best: FunctionNode | None = None
+    for n in ast.walk(fn):
+        if n is not fn and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) \
+                and n.body and n.body[0].lineno <= line <= (n.end_lineno or n.lineno) \
+                and (best is None or n.lineno >= best.lineno):
+            best = n
+    return best
 
 
 def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: LocalSlice,
@@ -318,13 +328,14 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
     assert local.pdg is not None
     root = prog.fn(target.id)
     if root is None or root.pdg is not local.pdg:
-        # criterion in a nested function (or a symbol whose def moved): no call edges
+        # the criterion is in a nested function: its calls are recorded on the nested
+        # function's own symbol (if indexed), so only ascent/descent from what we have
         pf = cache.file(local.file)
         assert pf is not None
-        fn_node = next((f for q, f in pf.functions if q == local.scope), None)
-        root = _Fn(target, pf, fn_node, local.pdg, []) if fn_node is not None else None  # type: ignore[arg-type]
-        if root is None:
+        scope = local.pdg.cfg.scope
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
             return
+        root = _Fn(target, pf, scope, local.pdg, [])
     visited: set[tuple[str, str]] = {(target.id, "criterion")}
     stmts: dict[tuple[str, int], dict[str, Any]] = {}
     precise: dict[int, dict[str, dict[str, Any]]] = {}
@@ -333,10 +344,14 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
     # (function, hop, seed kind, seeds, affected, the callee an ascent came from)
     queue: deque[tuple[_Fn, int, str, frozenset[int], frozenset[int], str]] = deque()
     queue.append((root, 0, "criterion", local.crit_nodes, local.slice_nodes, ""))
+    # functions entered through an ascent (and their descendants) are not the criterion's
+    # callees: their statements count, their callees do not enter statement_precise
+    via_ascent: set[str] = set()
     n_functions = 1
     n_statements = len(local.statements)
     while queue:
         f, hop, kind, seeds, affected, came_from = queue.popleft()
+        ascended = kind == "site" or f.node.id in via_ascent
         reach = seeds | affected
         if hop > 0:
             for i in sorted(affected | (seeds if kind in ("site", "all", "returns") else set())):
@@ -369,11 +384,15 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
                 seed = "all" if exec_changed else "params"
             else:
                 seed = "returns"
+            if hop + 1 > hops:  # beyond the hop budget: reported as truncation, not reach
+                truncated["depth"] = truncated.get("depth", 0) + 1
+                continue
             callee = view.node(e.dst)
             if callee is None:
                 continue
-            entry = precise.setdefault(hop + 1, {}).setdefault(
-                e.dst, {**_node_json(callee), "via": f.node.id, "sites": set()})
+            entry: dict[str, Any] = {**_node_json(callee), "via": f.node.id, "sites": set()}
+            if not ascended:  # precise callees: descent from the criterion's own slice only
+                entry = precise.setdefault(hop + 1, {}).setdefault(e.dst, entry)
             entry["sites"].add(e.line)
             nxt.append((e.dst, seed, e.line, entry))
         # --- ascent into callers: the return value (downstream) / parameters (upstream)
@@ -427,6 +446,8 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
             else:  # the caller's call site
                 s0 = frozenset(n.id for n in cfg.nodes_at_line(site_line))
                 aff = frozenset(g.pdg.slice_nodes(s0, pdir))
+            if ascended or seed == "site":
+                via_ascent.add(sym)
             queue.append((g, hop + 1, seed, s0, aff, me if seed == "site" else ""))
     out["interprocedural_statements"] = sorted(
         stmts.values(), key=lambda s: (s["hop"], s["file"], s["line"]))

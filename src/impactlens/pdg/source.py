@@ -1,14 +1,19 @@
-"""Source access for slicing: parsed files and per-function PDGs, built on demand.
+"""Source access for slicing: file text, parsed functions and per-function PDGs, on demand.
 
-A :class:`SourceCache` reads each file once (its current content on disk — the
-index is only consulted for symbol ids and call edges) and builds each function's
-PDG at most once per cache. Functions are found by their ``def`` line (a symbol's
-``start_line`` may point at its first decorator instead; both are accepted).
+A :class:`SourceCache` reads each file once (its current content on disk — the index
+only supplies symbol ids, spans and call edges) and builds each function's PDG at most
+once per cache. When the index gives a function's span, only that segment is parsed (a
+method in a 3,000-line module costs its own 30 lines, not the module; see
+``bench/impact-pdg/README.md``); the whole file is parsed only as a fallback (a segment
+that does not parse on its own, or a span that no longer matches the file) or when the
+caller needs module structure. Functions are found by their ``def`` line or first
+decorator line.
 """
 
 from __future__ import annotations
 
 import ast
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,9 +26,30 @@ class ParsedFile:
     path: str
     text: str
     lines: list[str]
-    tree: ast.Module | None
+    _tree: ast.Module | None = None
+    _parsed: bool = False
     error: str = ""
-    functions: list[tuple[str, FunctionNode]] = field(default_factory=list)
+    _functions: list[tuple[str, FunctionNode]] | None = None
+    _segments: dict[tuple[int, int, str], FunctionNode | None] = field(default_factory=dict)
+
+    @property
+    def tree(self) -> ast.Module | None:
+        """The whole module (parsed on first use; ``None`` when it does not parse)."""
+        if not self._parsed:
+            self._parsed = True
+            try:
+                self._tree = ast.parse(self.text, filename=self.path)
+            except (SyntaxError, ValueError) as exc:
+                line = getattr(exc, "lineno", None)
+                self.error = f"syntax error at line {line}: {exc}"
+        return self._tree
+
+    @property
+    def functions(self) -> list[tuple[str, FunctionNode]]:
+        if self._functions is None:
+            tree = self.tree
+            self._functions = function_nodes(tree) if tree is not None else []
+        return self._functions
 
     def line_text(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
@@ -41,9 +67,33 @@ class ParsedFile:
             return self.function_at(start_line, None)
         return hits[0] if hits else None
 
+    def function_span(self, start_line: int, end_line: int, name: str) -> FunctionNode | None:
+        """The function ``name`` spanning ``start_line..end_line`` (index coordinates),
+        parsed from that segment alone; falls back to the whole file."""
+        key = (start_line, end_line, name)
+        if key not in self._segments:
+            self._segments[key] = self._segment(start_line, end_line, name)
+        return self._segments[key]
+
+    def _segment(self, start: int, end: int, name: str) -> FunctionNode | None:
+        if 0 < start <= end <= len(self.lines):
+            # leading newlines keep the file's line numbers without renumbering the AST
+            src = "\n" * (start - 1) + textwrap.dedent(
+                "\n".join(self.lines[start - 1:end]) + "\n")
+            try:
+                tree = ast.parse(src)
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is not None and len(tree.body) == 1:
+                fn = tree.body[0]
+                if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and fn.name == name:
+                    return fn
+        hit = self.function_at(start, name)
+        return hit[1] if hit is not None and hit[1].name == name else None
+
 
 class SourceCache:
-    """Parsed files + built PDGs for one analysis run."""
+    """File texts, parsed functions and built PDGs for one analysis run."""
 
     def __init__(self, root: Path | None = None, overrides: dict[str, str] | None = None) -> None:
         self.root = root
@@ -65,7 +115,7 @@ class SourceCache:
                 text = p.read_text(encoding="utf-8", errors="surrogateescape")
             except OSError:
                 return None
-        return parse_text(path, text)
+        return ParsedFile(path, text, text.splitlines())
 
     def pdg(self, path: str, scope: ScopeNode) -> FunctionPDG:
         key = (path, getattr(scope, "lineno", 0), getattr(scope, "col_offset", 0))
@@ -79,10 +129,6 @@ class SourceCache:
 
 
 def parse_text(path: str, text: str) -> ParsedFile:
-    lines = text.splitlines()
-    try:
-        tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None)
-        return ParsedFile(path, text, lines, None, f"syntax error at line {line}: {exc}")
-    return ParsedFile(path, text, lines, tree, "", function_nodes(tree))
+    pf = ParsedFile(path, text, text.splitlines())
+    _ = pf.tree
+    return pf

@@ -1134,6 +1134,9 @@ class _Extractor:
         key = None
         if type(sl) is ast.Constant and type(sl.value) in (str, int):
             key = sl.value
+        elif (type(sl) is ast.UnaryOp and type(sl.op) is ast.USub
+              and type(sl.operand) is ast.Constant and type(sl.operand.value) is int):
+            key = -sl.operand.value
         else:
             self.ev(sl)
         if base is GLOB and type(node.ctx) is ast.Load:
@@ -1207,7 +1210,8 @@ class _Extractor:
     def e_Yield(self, node: ast.Yield | ast.YieldFrom) -> Enc:
         self.sc.flags |= F_GENERATOR
         if node.value is not None:
-            self.ev(node.value)
+            v = self.ev(node.value)
+            self.sc.yields.append(v if type(node) is ast.Yield else U)
         return U
 
     def e_NamedExpr(self, node: ast.NamedExpr) -> Enc:

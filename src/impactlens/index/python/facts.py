@@ -107,6 +107,7 @@ class Scope:
     params: tuple[tuple[str, int, bool], ...] = ()  # (name, kind, has_default); kind below
     ret: Enc | None = None  # ("an", ...) return annotation
     returns: list[Enc] = field(default_factory=list)
+    yields: list[Enc] = field(default_factory=list)
     pcalls: dict[str, tuple[int, tuple[str, ...], bool, bool]] = field(default_factory=dict)
     cls: int = -1  # enclosing class scope for methods
     setter: int = -1  # property setter scope for a getter

@@ -642,7 +642,12 @@ class _Resolver:
                     out.extend(got)
                 else:
                     out.append(U_RECV)
-            elif t == "SL" or t == "SEQ":
+            elif t == "SL" and isinstance(key, int) and v[3] and -len(v[3]) <= key < len(v[3]):
+                smf = self.mod(v[1])
+                if smf is not None:
+                    got, _ = self.vals(smf, v[2], v[3][key], v[4])
+                    out.extend(got)
+            elif t == "SL" or t == "SEQ" or t == "GEN":
                 out.extend(self.iterate([v]))
             elif t == "K" and v[1] in ("str", "bytes"):
                 out.append(v)
@@ -667,6 +672,10 @@ class _Resolver:
                             out.append(g)
             elif t == "SEQ":
                 for g in v[1]:
+                    if g not in out:
+                        out.append(g)
+            elif t == "GEN":
+                for g in self.yields(v[1], v[2], v[3]):
                     if g not in out:
                         out.append(g)
             elif t == "K" and v[1] in ("str",):
@@ -711,6 +720,8 @@ class _Resolver:
                 out.extend(res or [U_RECV])
             elif t == "SEQ":
                 out.extend(v[1])  # @contextmanager def f() -> Iterator[T]
+            elif t == "GEN":
+                out.extend(self.yields(v[1], v[2], v[3]))  # @contextmanager def f(): yield x
             elif t == "XI" or t == "X":
                 out.append(XI)
             else:
@@ -785,7 +796,7 @@ class _Resolver:
                 got, i2 = self.super_attr(v, name)
             elif t == "X":
                 got = [("X", v[1] + "." + name)]
-            elif t == "XI" or t == "K" or t == "SL" or t == "SEQ" or t == "DL" or t == "B":
+            elif t in ("XI", "K", "SL", "SEQ", "DL", "B", "GEN"):
                 got = [XI]
             elif t == "F":
                 got = [XI]  # function attributes (decorator-added): outside the repo
@@ -963,7 +974,7 @@ class _Resolver:
                 if sc.ret is not None:
                     out, _ = self.vals(mf, fsidx, sc.ret, recv)
                 elif sc.flags & F_GENERATOR:
-                    out = [U_RECV]
+                    out = [("GEN", modname, fsidx, recv)]
                 elif not sc.returns:
                     out = [NONE_V]
                 else:
@@ -977,6 +988,25 @@ class _Resolver:
             res = (out, True)
         self._ret[key] = res
         return res
+
+
+    def yields(self, modname: str, fsidx: int, recv: Any) -> Items:
+        """Values a generator function yields (``yield x``; ``yield from`` is unknown)."""
+        key = ("yield", modname, fsidx, recv)
+        got = self._ret.get(key)
+        if got is not None:
+            return got[0]
+        self._ret[key] = ([], True)
+        mf = self.mod(modname)
+        out: Items = []
+        if mf is not None:
+            for e in mf.scopes[fsidx].yields:
+                vals, _ = self.vals(mf, fsidx, e, recv)
+                for v in vals:
+                    if v not in out:
+                        out.append(v)
+        self._ret[key] = (out, True)
+        return out
 
 
 def _c3(seqs: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
@@ -1047,7 +1077,7 @@ class _Sites(_Resolver):
         if tag == "sub":
             if fenc[1][0] == "glob":
                 return
-            if not isinstance(fenc[2], str) or not self._dict_key_known(mf, sidx, fenc, recv):
+            if fenc[2] is None or not self._dict_key_known(mf, sidx, fenc, recv):
                 names = self._registry_names(mf, sidx, fenc[1], recv)
                 sink.unresolved.append((line, qual, U_REGISTRY_DISPATCH,
                                         (render(fenc) + "(...)")[:160], names))
@@ -1056,8 +1086,18 @@ class _Sites(_Resolver):
         self._emit_callee(mf, sidx, items, inf, site, src, sink, recv)
 
     def _dict_key_known(self, mf: PyFileFacts, sidx: int, fenc: Enc, recv: Any) -> bool:
+        """``table["lit"]`` / ``items[2]`` into a display whose entry is known."""
+        key = fenc[2]
         vals, _ = self.vals(mf, sidx, fenc[1], recv)
-        return bool(vals) and all(v[0] == "DL" and fenc[2] in v[3][1] for v in vals)
+        if not vals:
+            return False
+        for v in vals:
+            if v[0] == "DL" and isinstance(key, str) and key in v[3][1]:
+                continue
+            if v[0] == "SL" and isinstance(key, int) and -len(v[3]) <= key < len(v[3]):
+                continue
+            return False
+        return True
 
     def _registry_names(self, mf: PyFileFacts, sidx: int, base: Enc,
                         recv: Any) -> tuple[str, ...]:
@@ -1193,7 +1233,13 @@ class _Sites(_Resolver):
     def _passed_functions(self, mf: PyFileFacts, sidx: int, targets: list[Any],
                           fargs: tuple[Any, ...], src: str, line: int, sink: _Sink,
                           recv: Any) -> None:
-        """``run(helper)`` where ``run`` calls its parameter: src (inferred) calls helper."""
+        """``run(helper)`` where ``run`` calls its parameter: ``run`` calls ``helper``.
+
+        The edge is the true call relation (``run`` → ``helper``, inferred, with the
+        argument shape of ``run``'s own invocation) but it is produced here, at the site
+        that passes ``helper`` (its file/line), because only this site knows the value.
+        The passing site itself references ``helper`` (a ``use`` edge, access ``ref``).
+        """
         for kind, bound, tk in targets:
             if kind != K_CALL or tk is None:
                 continue
@@ -1216,17 +1262,24 @@ class _Sites(_Resolver):
                 if pname is None or pname not in cs.pcalls:
                     continue
                 n, kw, st, dst_ = cs.pcalls[pname]
+                caller = cs.qual
                 vals, _ = self.vals(mf, sidx, aenc, recv)
                 for v in vals:
                     if v[0] == "F":
-                        sink.edges.append((src, self.scope_id(v[1], v[2]), K_CALL, line,
-                                           R_INFERRED, call_detail(n, kw, st, dst_,
-                                                                            bool(v[3])),
+                        sink.edges.append((caller, self.scope_id(v[1], v[2]), K_CALL, line,
+                                           R_INFERRED, call_detail(n, kw, st, dst_, bool(v[3])),
                                            (v[1], v[2])))
                     elif v[0] == "C":
-                        sink.edges.append((src, self.scope_id(v[1], v[2]),
-                                           K_INSTANTIATE, line, R_INFERRED,
-                                           call_detail(n, kw, st, dst_, True), (v[1], v[2])))
+                        sink.edges.append((caller, self.scope_id(v[1], v[2]), K_INSTANTIATE,
+                                           line, R_INFERRED, call_detail(n, kw, st, dst_, True),
+                                           (v[1], v[2])))
+                        init, _ = self.class_attr((v[1], v[2]), "__init__", True)
+                        for f in init:
+                            if f[0] == "F":
+                                sink.edges.append((caller, self.scope_id(f[1], f[2]), K_CALL,
+                                                   line, R_INFERRED,
+                                                   call_detail(n, kw, st, dst_, True),
+                                                   (f[1], f[2])))
 
     # ----------------------------------------------------------------- refs
     def ref_items(self, mf: PyFileFacts, sidx: int, name: str, reach: Any) -> Items:

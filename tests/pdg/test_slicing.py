@@ -222,3 +222,30 @@ def test_results_are_deterministic(repo: Any) -> None:
     a = json.dumps(impact(repo, "app.use.pick", 7), sort_keys=True)
     b = json.dumps(impact(repo, "app.use.pick", 7), sort_keys=True)
     assert a == b
+
+
+def test_function_span_parses_only_the_segment_with_file_lines() -> None:
+    from impactlens.pdg.source import parse_text
+
+    text = textwrap.dedent('''\
+        import os
+
+
+        class K:
+            @staticmethod
+            def m(a):
+                s = """
+        flush-left text inside a string
+        """
+                return a + len(s)
+
+            def n(self):
+                return 1
+        ''')
+    pf = parse_text("k.py", text)
+    n = pf.function_span(12, 13, "n")
+    assert n is not None and n.lineno == 12 and n.body[0].lineno == 13
+    # the flush-left string defeats dedent: falls back to the whole file, same lines
+    m = pf.function_span(5, 10, "m")
+    assert m is not None and m.lineno == 6 and m.body[-1].lineno == 10
+    assert pf.function_span(12, 13, "other") is None  # stale span / wrong name

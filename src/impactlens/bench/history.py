@@ -623,6 +623,7 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             "precision": _f(mean(s.precision for s in fs)),
             "f1": _f(mean(s.f1 for s in fs)),
             "predicted_files": _f(mean(float(len(r.methods[m].files)) for r in rows)),
+            "answered": _f(mean(1.0 if r.methods[m].files else 0.0 for r in rows)),
         }
         for k in KS:
             row[f"p@{k}"] = _f(mean(precision_at_k(r.methods[m].files, r.gold_files, k)
@@ -724,7 +725,8 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
     """The README table of one repository."""
     cols = [("r@1", "R@1"), ("p@1", "P@1"), ("r@3", "R@3"), ("p@3", "P@3"), ("r@5", "R@5"),
             ("p@5", "P@5"), ("recall", "R"), ("precision", "P"), ("f1", "F1"),
-            ("f1@matched", "F1@n"), ("predicted_files", "files"), ("distance", "dist"),
+            ("f1@matched", "F1@n"), ("predicted_files", "files"), ("answered", "answered"),
+            ("distance", "dist"),
             ("sym_recall", "sym R"), ("sym_precision", "sym P"),
             ("breaking_caught", "breaking caught"), ("selection_ratio", "selected")]
     out = [f"**{repo}** — {summary['cases']} cases from {info.get('candidates', 0)} candidate "

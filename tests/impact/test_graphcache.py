@@ -72,3 +72,22 @@ def test_a_graph_without_batch_reads_is_read_id_by_id():
     assert c.in_edges_many(["app.a", "app.b"], frozenset({EdgeKind.CALL})) == {
         "app.a": g.in_edges("app.a", frozenset({EdgeKind.CALL}))}
     assert c.nodes(["app.a", "nope"]) == {"app.a": g.node("app.a")}
+
+
+def test_out_neighbours_many_matches_the_out_edges(make_repo):
+    root = make_repo(FILES)
+    with Project(root) as p:
+        p.index()
+        store = p.store
+        for kinds in (None, frozenset({EdgeKind.CALL, EdgeKind.TESTS})):
+            want = {i: {e.dst for e in es} for i in IDS if (es := store.out_edges(i, kinds))}
+            assert store.out_neighbours_many(IDS, kinds) == want
+            assert CachedGraph(store).out_neighbours_many(IDS, kinds) == want
+            among = {(i, d) for i, ds in want.items() for d in ds if d in IDS and d != i}
+            assert store.edges_among(IDS, kinds) == among
+            assert CachedGraph(store).edges_among(IDS, kinds) == among
+            g = Graph()
+            g.call("app.b", "app.a")
+            assert CachedGraph(g).out_neighbours_many(["app.b", "app.a"], kinds) == {
+                "app.b": {"app.a"}}
+            assert CachedGraph(g).edges_among(["app.b", "app.a"], kinds) == {("app.b", "app.a")}

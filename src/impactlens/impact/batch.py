@@ -38,12 +38,8 @@ def components(graph: GraphView, nodes: Sequence[str],
         if a != b:
             parent[max(a, b)] = min(a, b)
 
-    graph = cached(graph)
-    graph.prefetch(members, out_kinds=HARD_KINDS)
-    for n in sorted(members):
-        for e in graph.out_edges(n, HARD_KINDS):
-            if e.dst in members and e.dst != n:
-                union(n, e.dst)
+    for x, y in sorted(cached(graph).edges_among(members, HARD_KINDS)):
+        union(x, y)
     for x, y in sorted(links):
         if x in members and y in members:
             union(x, y)

@@ -103,6 +103,27 @@ class CachedGraph:
         self._fill(self._out, ids, kinds or _ALL, incoming=False)
         return {i: es for i in ids if (es := self.out_edges(i, kinds))}
 
+    def out_neighbours_many(self, ids: Iterable[str], kinds: frozenset[EdgeKind] | None = None
+                            ) -> dict[str, set[str]]:
+        """``{id: {dst of its out-edges}}`` (ids without edges are absent); on the store one
+        light query per 500 ids — no edge records are built or memoized."""
+        ids = list(dict.fromkeys(ids))
+        if _has(self.graph, "out_neighbours_many"):
+            self.queries += 1
+            return self.graph.out_neighbours_many(ids, kinds)  # type: ignore[attr-defined]
+        return {i: {e.dst for e in es} for i, es in self.out_edges_many(ids, kinds).items()}
+
+    def edges_among(self, ids: Iterable[str], kinds: frozenset[EdgeKind] | None = None
+                    ) -> set[tuple[str, str]]:
+        """``(src, dst)`` of the edges with both ends in ``ids`` (no self-loops)."""
+        ids = list(dict.fromkeys(ids))
+        if _has(self.graph, "edges_among"):
+            self.queries += 1
+            return self.graph.edges_among(ids, kinds)  # type: ignore[attr-defined]
+        members = set(ids)
+        return {(i, d) for i, ds in self.out_neighbours_many(ids, kinds).items() for d in ds
+                if d in members and d != i}
+
     def prefetch(self, ids: Iterable[str], *, in_kinds: frozenset[EdgeKind] = frozenset(),
                  out_kinds: frozenset[EdgeKind] = frozenset(), nodes: bool = False) -> None:
         """Load what a BFS level will ask about ``ids`` in as few reads as possible."""

@@ -80,7 +80,10 @@ CREATE INDEX commit_files_sha ON commit_files(sha);
 
 
 _FILE_COLS = "path, sha256, language, module, size, status, error, is_test"
-_CHUNK = 500  # ids per `IN (...)` list (SQLite's variable limit is 999 on old builds)
+
+
+def _json_ids(ids: Iterable[str]) -> str:
+    return json.dumps(sorted(set(ids)))
 
 
 class StoreError(ImpactlensError):
@@ -106,13 +109,16 @@ _EDGE_KIND = {k.value: k for k in EdgeKind}
 _RESOLUTION = {k.value: k for k in Resolution}
 
 
+def _tup(text: str) -> tuple[Any, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
+
+
 def _row_node(r: sqlite3.Row) -> Node:
+    # positional access (the `nodes` column order) is cheaper than by name on big reads
     return Node(
-        id=r["id"], kind=_NODE_KIND[r["kind"]], qualname=r["qualname"], file=r["file"],
-        start_line=r["start_line"], end_line=r["end_line"], signature=r["signature"],
-        decorators=tuple(json.loads(r["decorators"])), parent=r["parent"],
-        ids=tuple(json.loads(r["ids"])), strs=tuple(json.loads(r["strs"])),
-        imports=tuple(json.loads(r["imports"])), params=tuple(json.loads(r["params"])),
+        id=r[0], kind=_NODE_KIND[r[1]], qualname=r[2], file=r[4], start_line=r[5],
+        end_line=r[6], signature=r[7], decorators=_tup(r[8]), parent=r[9], ids=_tup(r[10]),
+        strs=_tup(r[11]), imports=_tup(r[12]), params=_tup(r[13]),
     )
 
 
@@ -438,20 +444,19 @@ class Store:
         )
         return [_row_edge(r) for r in rows]
 
+    # Batch reads: the id set travels as one JSON parameter (``json_each``), so one query
+    # serves any number of ids and SQLite still probes its indexes per id.
     def nodes(self, ids: Iterable[str]) -> dict[str, Node]:
         """The node of each known id among ``ids`` (as :meth:`node` picks it: the first by
-        file and start line), in one query per 500 ids."""
-        want = sorted(set(ids))
+        file and start line)."""
         out: dict[str, Node] = {}
-        for i in range(0, len(want), _CHUNK):
-            chunk = want[i : i + _CHUNK]
-            rows = self._conn.execute(
-                f"SELECT * FROM nodes WHERE id IN ({','.join('?' * len(chunk))}) "
-                "ORDER BY id, file, start_line", chunk,
-            )
-            for r in rows:
-                if r["id"] not in out:
-                    out[r["id"]] = _row_node(r)
+        rows = self._conn.execute(
+            "SELECT * FROM nodes WHERE id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY id, file, start_line", (_json_ids(ids),),
+        )
+        for r in rows:
+            if r["id"] not in out:
+                out[r["id"]] = _row_node(r)
         return out
 
     def in_edges_many(self, ids: Iterable[str], kinds: frozenset[EdgeKind] | None = None
@@ -464,19 +469,37 @@ class Store:
         """:meth:`out_edges` of every id in ``ids`` (ids without edges are absent)."""
         return self._edges_many("src", "dst", ids, kinds)
 
+    def out_neighbours_many(self, ids: Iterable[str], kinds: frozenset[EdgeKind] | None = None
+                            ) -> dict[str, set[str]]:
+        """The ``dst`` of every out-edge of each id (no edge records: cheap on big sets)."""
+        clause, kargs = _kinds_clause(kinds)
+        out: dict[str, set[str]] = {}
+        for src, dst in self._conn.execute(
+            f"SELECT DISTINCT src, dst FROM edges WHERE src IN (SELECT value FROM json_each(?))"
+            f"{clause}", [_json_ids(ids), *kargs],
+        ):
+            out.setdefault(src, set()).add(dst)
+        return out
+
+    def edges_among(self, ids: Iterable[str], kinds: frozenset[EdgeKind] | None = None
+                    ) -> set[tuple[str, str]]:
+        """``(src, dst)`` of the edges with both ends in ``ids`` (self-loops excluded)."""
+        clause, kargs = _kinds_clause(kinds)
+        js = _json_ids(ids)
+        return {(a, b) for a, b in self._conn.execute(
+            "SELECT DISTINCT src, dst FROM edges WHERE src IN (SELECT value FROM json_each(?)) "
+            f"AND dst IN (SELECT value FROM json_each(?)){clause}", [js, js, *kargs],
+        ) if a != b}
+
     def _edges_many(self, key: str, other: str, ids: Iterable[str],
                     kinds: frozenset[EdgeKind] | None) -> dict[str, list[Edge]]:
         clause, kargs = _kinds_clause(kinds)
-        want = sorted(set(ids))
         out: dict[str, list[Edge]] = {}
-        for i in range(0, len(want), _CHUNK):
-            chunk = want[i : i + _CHUNK]
-            rows = self._conn.execute(
-                f"SELECT * FROM edges WHERE {key} IN ({','.join('?' * len(chunk))}){clause} "
-                f"ORDER BY {key}, {other}, kind, file, line", [*chunk, *kargs],
-            )
-            for r in rows:
-                out.setdefault(r[key], []).append(_row_edge(r))
+        for r in self._conn.execute(
+            f"SELECT * FROM edges WHERE {key} IN (SELECT value FROM json_each(?)){clause} "
+            f"ORDER BY {key}, {other}, kind, file, line", [_json_ids(ids), *kargs],
+        ):
+            out.setdefault(r[key], []).append(_row_edge(r))
         return out
 
     def all_edges(self, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]:

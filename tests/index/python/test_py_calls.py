@@ -605,3 +605,103 @@ def test_literal_index_into_list_and_dict_displays() -> None:
                    if e.src == "m.run" and e.kind == EdgeKind.CALL)
     assert calls == [(9, "m.f1", "exact"), (10, "m.f2", "exact"), (12, "m.f2", "exact"),
                      (14, "m.f1", "ambiguous"), (14, "m.f2", "ambiguous")]
+
+
+def test_implicit_protocol_calls_raise_with_for() -> None:
+    r = one("""
+        class Err(Exception):
+            def __init__(self):
+                pass
+
+        class Ctx:
+            def __enter__(self):
+                return self
+            def __exit__(self, *exc):
+                return False
+
+        class Counter:
+            def __iter__(self):
+                return self
+            def __next__(self):
+                raise StopIteration
+
+        def run():
+            with Ctx():
+                pass
+            for _ in Counter():
+                pass
+            raise Err
+    """)
+    calls = sorted((e.line, e.dst) for e in r.edges
+                   if e.src == "m.run" and e.kind == EdgeKind.CALL)
+    assert calls == [(19, "m.Ctx.__enter__"), (19, "m.Ctx.__exit__"), (21, "m.Counter.__iter__"),
+                     (21, "m.Counter.__next__"), (23, "m.Err.__init__")]
+    assert r.detail("m.run", "m.Ctx.__exit__")["args"] == 3
+
+
+def test_container_mutation_and_starred_unpacking() -> None:
+    r = one("""
+        def f1():
+            pass
+        def f2():
+            pass
+        def f3():
+            pass
+
+        HANDLERS = {}
+        HANDLERS["a"] = f1
+
+        def register():
+            HANDLERS["b"] = f2
+
+        def run(kind):
+            HANDLERS["a"]()
+            HANDLERS["b"]()
+            first, *rest = f1, f2, f3
+            first()
+            rest[0]()
+            todo = [f1]
+            todo.append(f3)
+            for t in todo:
+                t()
+    """)
+    calls = sorted((e.line, e.dst, e.resolution.value) for e in r.edges
+                   if e.src == "m.run" and e.kind == EdgeKind.CALL)
+    assert calls == [(16, "m.f1", "exact"), (17, "m.f2", "exact"), (19, "m.f1", "exact"),
+                     (20, "m.f2", "exact"), (24, "m.f1", "ambiguous"), (24, "m.f3", "ambiguous")]
+
+
+def test_decorator_factories_and_decorators_invoking_the_function() -> None:
+    r = one("""
+        def registry(name):
+            def deco(fn):
+                fn()
+                return fn
+            return deco
+
+        @registry("x")
+        def job():
+            pass
+
+        def run():
+            job()
+    """)
+    assert r.calls_from("m") == {"m.registry", "m.registry.deco"}
+    assert ("m.registry.deco", "m.job") in r.pairs("call")
+    assert r.calls_from("m.run") == {"m.job"}
+
+
+def test_builtins_calling_callbacks() -> None:
+    r = one("""
+        def key(x):
+            return x
+
+        def double(x):
+            return x * 2
+
+        def run(xs):
+            list(map(double, xs))
+            sorted(xs, key=key)
+    """)
+    assert r.calls_from("m.run") == {"m.double", "m.key"}
+    assert r.edge("m.run", "m.key").resolution == Resolution.INFERRED

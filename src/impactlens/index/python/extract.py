@@ -56,6 +56,11 @@ NONE: Enc = ("none",)
 LAM: Enc = ("lam",)
 GLOB: Enc = ("glob",)
 DYN: Enc = ("dyn",)  # the value of a dynamic expression already reported as unresolved
+# implicit call sites (the `special` item of a call site)
+DECO = ("deco",)  # a decorator factory's result applied to the definition
+RAISE = ("raise",)  # `raise Error` (instantiates when Error is a class)
+ITER, AITER = ("iter", "__iter__", "__next__"), ("iter", "__aiter__", "__anext__")
+WITH, AWITH = ("with", "__enter__", "__exit__"), ("with", "__aenter__", "__aexit__")
 K_STR: Enc = ("k", "str")
 K_BYTES: Enc = ("k", "bytes")
 K_INT: Enc = ("k", "int")
@@ -86,6 +91,8 @@ _AWAIT_NAMES = frozenset({"Awaitable", "Coroutine"})
 _DYN_ATTR = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 _EVAL = frozenset({"eval", "exec", "compile"})
 _GLOBALS_FUNCS = frozenset({"globals", "locals", "vars"})
+_VALUE_TAGS = frozenset({"n", "a", "c", "sub"})  # argument encodings that may carry a function
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 _ARG0_FUNCS = frozenset({
     "enumerate", "list", "sorted", "reversed", "tuple", "set", "frozenset", "iter", "next",
     "copy", "deepcopy",
@@ -315,19 +322,64 @@ class _Extractor:
                     self._stmt_sigs[(-1, t.lineno)] = self.stmt_text(stmt)
         elif tt is ast.Tuple or tt is ast.List:
             elts = t.elts  # type: ignore[attr-defined]
-            parts: tuple[Enc, ...] | None = None
-            if enc[0] == "sl" and len(enc[2]) == len(elts) and not any(
-                    type(e) is ast.Starred for e in elts):
-                parts = enc[2]
+            parts: list[Enc] | None = None
+            stars = [i for i, e in enumerate(elts) if type(e) is ast.Starred]
+            if enc[0] == "sl":
+                vals = enc[2]
+                if not stars and len(vals) == len(elts):
+                    parts = list(vals)
+                elif len(stars) == 1 and len(vals) >= len(elts) - 1:
+                    si = stars[0]
+                    after = len(elts) - si - 1
+                    parts = [*vals[:si], ("sl", "list", tuple(vals[si:len(vals) - after])),
+                             *vals[len(vals) - after:]]
             for i, e in enumerate(elts):
-                self.bind_target(e, parts[i] if parts is not None else U, stmt, B_OTHER)
+                if type(e) is ast.Starred:
+                    self.bind_target(e.value, parts[i] if parts is not None else U, stmt,
+                                     B_OTHER)
+                else:
+                    self.bind_target(e, parts[i] if parts is not None else U, stmt, B_OTHER)
         elif tt is ast.Starred:
             self.bind_target(t.value, U, stmt, B_OTHER)  # type: ignore[attr-defined]
         elif tt is ast.Subscript:
             self.ev(t.value)  # type: ignore[attr-defined]
-            self.ev(t.slice)  # type: ignore[attr-defined]
+            sl = t.slice  # type: ignore[attr-defined]
+            self.ev(sl)
+            if type(t.value) is ast.Name:  # type: ignore[attr-defined]
+                key = sl.value if (type(sl) is ast.Constant
+                                   and type(sl.value) in (str, int)) else None
+                self._note_store(t.value.id, key, enc)  # type: ignore[attr-defined]
         else:
             self.ev(t)
+
+    def _note_store(self, name: str, key: Any, enc: Enc) -> None:
+        """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry."""
+        if self.cur.get(name) or self.sc.kind == MODULE:
+            owner = self.sc
+        else:
+            owner = self.scopes[0]
+        owner.muts.setdefault(name, []).append((key, enc, self.sidx))
+
+    def _note_mutator(self, name: str, method: str, args: list[ast.expr],
+                      encs: list[Enc]) -> None:
+        if method in ("append", "add") and len(encs) == 1:
+            self._note_store(name, None, encs[0])
+        elif method == "insert" and len(encs) == 2:
+            self._note_store(name, None, encs[1])
+        elif method == "setdefault" and len(encs) == 2:
+            a0 = args[0]
+            key = a0.value if type(a0) is ast.Constant and type(a0.value) in (str, int) else None
+            self._note_store(name, key, encs[1])
+        elif method in ("extend", "update") and len(encs) == 1:
+            e = encs[0]
+            if e[0] == "sl":
+                for x in e[2]:
+                    self._note_store(name, None, x)
+            elif e[0] == "dl":
+                for k, v in zip(e[1], e[2], strict=False):
+                    self._note_store(name, k, v)
+            else:
+                self._note_store(name, None, ("it", e))
 
     # ---------------------------------------------------------------- scopes
     def push_scope(self, sc: Scope) -> tuple[Any, ...]:
@@ -410,7 +462,10 @@ class _Extractor:
 
     def s_Raise(self, node: ast.Raise) -> None:
         if node.exc is not None:
-            self.ev(node.exc)
+            enc = self.ev(node.exc)
+            if enc[0] == "n" or enc[0] == "a":
+                # `raise Error` instantiates the class
+                self.sc.calls.append((node.lineno, enc, 0, (), False, False, (), RAISE))
         if node.cause is not None:
             self.ev(node.cause)
         self.dead = True
@@ -650,6 +705,8 @@ class _Extractor:
 
     def s_For(self, node: ast.For | ast.AsyncFor) -> None:
         it = self.ev(node.iter)
+        self.sc.calls.append((node.iter.lineno, it, 0, (), False, False, (),
+                              AITER if type(node) is ast.AsyncFor else ITER))
         self._loop_body(node, node.target, it)
 
     def s_While(self, node: ast.While) -> None:
@@ -657,8 +714,10 @@ class _Extractor:
         self._loop_body(node, None, None)
 
     def s_With(self, node: ast.With | ast.AsyncWith) -> None:
+        proto = AWITH if type(node) is ast.AsyncWith else WITH
         for item in node.items:
             v = self.ev(item.context_expr)
+            self.sc.calls.append((item.context_expr.lineno, v, 0, (), False, False, (), proto))
             if item.optional_vars is not None:
                 self.bind_target(item.optional_vars, ("en", v), node, B_OTHER)
         self.block(node.body)
@@ -810,19 +869,23 @@ class _Extractor:
             self.imports.append((self.sidx, node.lineno, mod, alias.name, alias.asname))
 
     # ---------------------------------------------------------- definitions
-    def _decorators(self, decos: list[ast.expr], fname: str,
-                    in_class: bool) -> tuple[tuple[str, ...], int, int, str | None]:
+    def _decorators(self, decos: list[ast.expr], fname: str, in_class: bool,
+                    target: Enc) -> tuple[tuple[str, ...], int, int, str | None]:
+        """Evaluate decorators in the enclosing scope; each is called with the target."""
         texts: list[str] = []
         flags = 0
         line0 = 10**9
         accessor_of: str | None = None
+        fargs = ((0, target),)
         for d in decos:
             line0 = min(line0, d.lineno)
             text = pm.dotted(d)
             texts.append(text)
             if type(d) is ast.Call:
                 flags |= _deco_flags(text)
-                self.ev(d)
+                enc = self.ev(d)
+                # the factory's result is called with the decorated definition
+                self.sc.calls.append((d.lineno, enc, 1, (), False, False, fargs, DECO))
                 continue
             flags |= _deco_flags(text)
             if (in_class and type(d) is ast.Attribute and type(d.value) is ast.Name
@@ -835,7 +898,7 @@ class _Extractor:
             finally:
                 self.noref -= 1
             if text not in ("property", "staticmethod", "classmethod"):
-                self.sc.calls.append((d.lineno, enc, 1, (), False, False, (), None))
+                self.sc.calls.append((d.lineno, enc, 1, (), False, False, fargs, None))
         return tuple(texts), flags, line0, accessor_of
 
     def s_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
@@ -846,7 +909,8 @@ class _Extractor:
         psidx = self.sidx
         in_class = psc.kind == CLASS
         name = node.name
-        decos, flags, line0, accessor = self._decorators(node.decorator_list, name, in_class)
+        decos, flags, line0, accessor = self._decorators(node.decorator_list, name, in_class,
+                                                         ("def", len(self.scopes)))
         if is_async:
             flags |= F_ASYNC
         if in_class and name in _IMPLICIT_CLASSMETHODS and name != "__new__":
@@ -943,7 +1007,8 @@ class _Extractor:
     def s_ClassDef(self, node: ast.ClassDef) -> None:
         psc = self.sc
         psidx = self.sidx
-        decos, _flags, line0, _ = self._decorators(node.decorator_list, node.name, False)
+        decos, _flags, line0, _ = self._decorators(node.decorator_list, node.name, False,
+                                                   ("cls", len(self.scopes)))
         cflags = 0
         for t in decos:
             last = t.rpartition(".")[2]
@@ -1189,6 +1254,8 @@ class _Extractor:
                 if len(self.strs) < 64:
                     add_string_words(self.strs, k.value)
                 keys.append(k.value)
+            elif type(k) is ast.Constant and type(k.value) is int:
+                keys.append(k.value)
             else:
                 self.ev(k)
                 keys.append(None)
@@ -1350,16 +1417,18 @@ class _Extractor:
         star = False
         fargs: list[tuple[Any, Enc]] = []
         arg0: Enc = U
+        aencs: list[Enc] = []
         for i, a in enumerate(args):
             if type(a) is ast.Starred:
                 star = True
                 self.ev(a.value)
                 continue
             e = self.ev(a)
+            aencs.append(e)
             if i == 0:
                 arg0 = e
             nargs += 1
-            if not star and (e[0] == "n" or e[0] == "a"):
+            if not star and e[0] in _VALUE_TAGS:
                 fargs.append((i, e))
         kws: list[str] = []
         dstar = False
@@ -1369,10 +1438,13 @@ class _Extractor:
                 dstar = True
             else:
                 kws.append(k.arg)
-                if e[0] == "n" or e[0] == "a":
+                if e[0] in _VALUE_TAGS:
                     fargs.append((k.arg, e))
         kwt = tuple(sorted(kws))
         self.sc.calls.append((node.lineno, fenc, nargs, kwt, star, dstar, tuple(fargs), special))
+        if (ft is ast.Attribute and func.attr in _MUTATORS and type(func.value) is ast.Name
+                and not star and not node.keywords):
+            self._note_mutator(func.value.id, func.attr, args, aencs)
         freach = self.reach_of(fenc) if ft is ast.Name else ()
         if freach and self.sc.kind == FUNCTION:
             binds = self.sc.binds

@@ -18,7 +18,7 @@ Expression encodings (``enc``)::
     ("k", typename)         an instance of a builtin type (literal, f-string...)
     ("none",)               ``None``
     ("sl", type, elems)     list/tuple/set display or comprehension (elements)
-    ("dl", keys, values)    dict display (keys: literal str or None)
+    ("dl", keys, values)    dict display (keys: literal str/int or None)
     ("it", enc)             an element obtained by iterating ``enc``
     ("en", enc)             the value bound by ``with enc as x``
     ("an", alts, sidx, v)   annotated: type alternatives ``alts`` evaluated in
@@ -116,6 +116,8 @@ class Scope:
     param_ids: tuple[str, ...] | None = None  # parametrize ids; None = not computable
     parametrized: bool = False
     usefixtures: tuple[str, ...] = ()
+    # container mutations: name → [(literal key | None, value enc, scope of the store)]
+    muts: dict[str, list[tuple[Any, Enc, int]]] = field(default_factory=dict)
     # reach of name reads inside loops: ("n", name, i) with an int i means lreach[i]
     lreach: tuple[tuple[int, ...], ...] = ()
 

@@ -18,9 +18,11 @@ Abstract values (``Val``)::
     ("B", name)                      a builtin
     ("K", typename)                  an instance of a builtin type
     ("N",)                           None
-    ("SL", module, sidx, encs, recv) a sequence display (elements evaluated lazily)
+    ("SL", module, sidx, encs, recv, mut)  a sequence display (elements evaluated
+                                     lazily); mut: (module, scope, name) of the variable
+                                     whose later ``x[k] = v`` / ``x.append(v)`` add entries
     ("SEQ", vals)                    an iterable of vals
-    ("DL", module, sidx, enc, recv)  a dict display
+    ("DL", module, sidx, enc, recv, mut)  a dict display (mut as for SL)
     ("L",) lambda   ("G",) globals()  ("SUP", module, cls_sidx, recv) super()
     ("U", reason)                    unknown: "recv" (no type), "name" (bound nowhere)
 
@@ -411,9 +413,9 @@ class _Resolver:
                     out.append(U_RECV)
             return out, inf
         if tag == "sl":
-            return [("SL", mf.module, sidx, enc[2], recv)], False
+            return [("SL", mf.module, sidx, enc[2], recv, None)], False
         if tag == "dl":
-            return [("DL", mf.module, sidx, enc, recv)], False
+            return [("DL", mf.module, sidx, enc, recv, None)], False
         if tag == "lam":
             return [LAM_V], False
         if tag == "glob":
@@ -485,11 +487,51 @@ class _Resolver:
         else:
             self.depth += 1
             try:
-                res = self.vals(mf, sidx, mf.scopes[sidx].binds[bid][1], recv)
+                sc = mf.scopes[sidx]
+                bind = sc.binds[bid]
+                res = self.vals(mf, sidx, bind[1], recv)
+                if sc.muts and bind[0] in sc.muts:
+                    mut = (mf.module, sidx, bind[0])
+                    res = ([(*v[:5], mut) if v[0] in ("SL", "DL") else v for v in res[0]],
+                           res[1])
             finally:
                 self.depth -= 1
         self._bv[key] = res
         return res
+
+    def mut_entries(self, mut: Any) -> list[tuple[Any, PyFileFacts, int, Enc]]:
+        """(key, facts, scope, value enc) entries stored into a container variable."""
+        if mut is None:
+            return []
+        mf = self.mod(mut[0])
+        if mf is None:
+            return []
+        return [(k, mf, s, e) for k, e, s in mf.scopes[mut[1]].muts.get(mut[2], ())]
+
+    def entry_vals(self, v: Val, key: Any) -> Items | None:
+        """Values of ``display[key]`` (literal key), or None if the entry is unknown."""
+        dmf = self.mod(v[1])
+        if dmf is None:
+            return None
+        cands: list[tuple[PyFileFacts, int, Enc]] = []
+        if v[0] == "DL":
+            keys = v[3][1]
+            if key in keys:
+                cands.append((dmf, v[2], v[3][2][keys.index(key)]))
+        elif -len(v[3]) <= key < len(v[3]):
+            cands.append((dmf, v[2], v[3][key]))
+        for k, emf, es, e in self.mut_entries(v[5]):
+            if k is None or k == key:
+                cands.append((emf, es, e))
+        if not cands:
+            return None
+        out: Items = []
+        for cmf, cs, e in cands:
+            got, _ = self.vals(cmf, cs, e, v[4])
+            for g in got:
+                if g not in out and g[0] != "N":
+                    out.append(g)
+        return out
 
     def ev_name(self, mf: PyFileFacts, sidx: int, name: str, reach: Any,
                 recv: Any) -> tuple[Items, bool]:
@@ -634,19 +676,9 @@ class _Resolver:
             t = v[0]
             if t == "C":
                 out.append(v)  # Generic[T] alias
-            elif t == "DL" and isinstance(key, str):
-                dl = v[3]
-                dmf = self.mod(v[1])
-                if dmf is not None and key in dl[1]:
-                    got, _ = self.vals(dmf, v[2], dl[2][dl[1].index(key)], v[4])
-                    out.extend(got)
-                else:
-                    out.append(U_RECV)
-            elif t == "SL" and isinstance(key, int) and v[3] and -len(v[3]) <= key < len(v[3]):
-                smf = self.mod(v[1])
-                if smf is not None:
-                    got, _ = self.vals(smf, v[2], v[3][key], v[4])
-                    out.extend(got)
+            elif (t == "DL" and key is not None) or (t == "SL" and isinstance(key, int)):
+                got = self.entry_vals(v, key)
+                out.extend(got if got is not None else [U_RECV])
             elif t == "SL" or t == "SEQ" or t == "GEN":
                 out.extend(self.iterate([v]))
             elif t == "K" and v[1] in ("str", "bytes"):
@@ -665,10 +697,12 @@ class _Resolver:
                 smf = self.mod(v[1])
                 if smf is None:
                     continue
-                for e in v[3]:
-                    got, _ = self.vals(smf, v[2], e, v[4])
+                elems = [(smf, v[2], e) for e in v[3]]
+                elems.extend((emf, es, e) for _k, emf, es, e in self.mut_entries(v[5]))
+                for emf, es, e in elems:
+                    got, _ = self.vals(emf, es, e, v[4])
                     for g in got:
-                        if g not in out:
+                        if g not in out and g[0] != "N":
                             out.append(g)
             elif t == "SEQ":
                 for g in v[1]:
@@ -686,16 +720,23 @@ class _Resolver:
                 got, _ = self.class_attr((v[1], v[2]), "__iter__", True)
                 res: Items = []
                 for it in got:
-                    if it[0] == "F":
-                        r, _ = self.returns(it[1], it[2], it[4])
-                        for x in r:
-                            if x[0] == "SEQ":
-                                res.extend(x[1])
-                            elif x[0] == "I" and (x[1], x[2]) == (v[1], v[2]):
-                                continue
-                            else:
-                                res.append(U_RECV)
-                out.extend(res or [U_RECV])
+                    if it[0] != "F":
+                        continue
+                    r, _ = self.returns(it[1], it[2], it[4])
+                    for x in r:
+                        if x[0] in ("SEQ", "GEN", "SL"):
+                            res.extend(self.iterate([x]))
+                        elif x[0] == "I":  # an iterator: elements come from __next__
+                            nxt, _ = self.class_attr((x[1], x[2]), "__next__", True)
+                            for f in nxt:
+                                if f[0] == "F":
+                                    n, _ = self.returns(f[1], f[2], f[4])
+                                    res.extend(n)
+                        else:
+                            res.append(U_RECV)
+                for x in res or [U_RECV]:
+                    if x not in out:
+                        out.append(x)
             elif t == "N":
                 continue
             else:
@@ -1030,6 +1071,8 @@ def _c3(seqs: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
     return out
 
 
+_IMPLICIT = frozenset({"deco", "raise", "iter", "with"})
+_CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
 _SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
                 "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
                 "teardown_method", "teardown_class", "teardown")
@@ -1066,6 +1109,9 @@ class _Sites(_Resolver):
             kind = special[0]
             if kind == "importlib" and special[1] is not None:
                 return
+            if kind in _IMPLICIT:
+                self._implicit_call(mf, sidx, site, kind, src, sink, recv)
+                return
             reason = {"getattr": U_DYNAMIC_GETATTR,
                       "eval": U_EVAL,
                       "importlib": U_IMPORTLIB,
@@ -1085,6 +1131,52 @@ class _Sites(_Resolver):
         items, inf = self.ev(mf, sidx, fenc, recv)
         self._emit_callee(mf, sidx, items, inf, site, src, sink, recv)
 
+    def _implicit_call(self, mf: PyFileFacts, sidx: int, site: Any, kind: str, src: str,
+                       sink: _Sink, recv: Any) -> None:
+        """Calls the interpreter makes: decorator factories' results, ``raise Error``,
+        ``for`` (``__iter__``/``__next__``) and ``with`` (``__enter__``/``__exit__``)."""
+        line, fenc, special = site[0], site[1], site[7]
+        if kind == "deco":
+            items, inf = self.ev(mf, sidx, fenc, recv)
+            self._emit_callee(mf, sidx, items, inf, site, src, sink, recv, quiet=True)
+            return
+        vals, inf = self.vals(mf, sidx, fenc, recv)
+        if kind == "raise":
+            classes = [v for v in vals if v[0] == "C"]
+            if classes:
+                self._emit_callee(mf, sidx, classes, inf, site, src, sink, recv, quiet=True)
+            return
+        first, second = special[1], special[2]
+        for v in vals:
+            if v[0] != "I":
+                continue
+            res = R_INFERRED if inf else R_EXACT
+            got, _ = self.class_attr((v[1], v[2]), first, True)
+            for f in got:
+                if f[0] != "F":
+                    continue
+                sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line, res,
+                                   call_detail(0, (), False, False, True), (f[1], f[2])))
+                if kind == "iter":
+                    rets, _ = self.returns(f[1], f[2], f[4])
+                    for rv in rets:
+                        if rv[0] != "I":
+                            continue
+                        nxt, _ = self.class_attr((rv[1], rv[2]), second, True)
+                        for g in nxt:
+                            if g[0] == "F":
+                                sink.edges.append((src, self.scope_id(g[1], g[2]), K_CALL, line,
+                                                   R_INFERRED,
+                                                   call_detail(0, (), False, False, True),
+                                                   (g[1], g[2])))
+            if kind == "with":
+                got, _ = self.class_attr((v[1], v[2]), second, True)
+                for f in got:
+                    if f[0] == "F":
+                        sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line, res,
+                                           call_detail(3, (), False, False, True),
+                                           (f[1], f[2])))
+
     def _dict_key_known(self, mf: PyFileFacts, sidx: int, fenc: Enc, recv: Any) -> bool:
         """``table["lit"]`` / ``items[2]`` into a display whose entry is known."""
         key = fenc[2]
@@ -1092,9 +1184,8 @@ class _Sites(_Resolver):
         if not vals:
             return False
         for v in vals:
-            if v[0] == "DL" and isinstance(key, str) and key in v[3][1]:
-                continue
-            if v[0] == "SL" and isinstance(key, int) and -len(v[3]) <= key < len(v[3]):
+            if (v[0] == "DL" or (v[0] == "SL" and isinstance(key, int))) and \
+                    self.entry_vals(v, key) is not None:
                 continue
             return False
         return True
@@ -1109,17 +1200,13 @@ class _Sites(_Resolver):
         vals, _ = self.vals(mf, sidx, base, recv)
         for v in vals:
             members: list[Val] = []
-            if v[0] == "DL":
+            if v[0] == "DL" or v[0] == "SL":
                 dmf = self.mod(v[1])
                 if dmf is not None:
-                    for e in v[3][2]:
-                        got, _ = self.ev(dmf, v[2], e, v[4])
-                        members.extend(got)
-            elif v[0] == "SL":
-                dmf = self.mod(v[1])
-                if dmf is not None:
-                    for e in v[3]:
-                        got, _ = self.ev(dmf, v[2], e, v[4])
+                    encs = [(dmf, v[2], e) for e in (v[3][2] if v[0] == "DL" else v[3])]
+                    encs.extend((emf, es, e) for _k, emf, es, e in self.mut_entries(v[5]))
+                    for emf, es, e in encs:
+                        got, _ = self.vals(emf, es, e, v[4])
                         members.extend(got)
             for m in members:
                 if m[0] in ("F", "C"):
@@ -1129,7 +1216,7 @@ class _Sites(_Resolver):
         return tuple(names[:32])
 
     def _emit_callee(self, mf: PyFileFacts, sidx: int, items: Items, inf: bool, site: Any,
-                     src: str, sink: _Sink, recv: Any) -> None:
+                     src: str, sink: _Sink, recv: Any, quiet: bool = False) -> None:
         line, fenc, nargs, kws, star, dstar, fargs, _special = site
         if len(items) == 1:
             it = items[0]
@@ -1144,11 +1231,13 @@ class _Sites(_Resolver):
                                            line, sink, recv)
                 return
             if t == "X" or t == "XI":
-                if fenc[0] == "a":
+                if fenc[0] == "a" and not quiet:
                     sink.unresolved.append((line, mf.scopes[sidx].qual, U_EXTERNAL,
                                             (render(fenc) + "(...)")[:160], _site_names(fenc)))
                 return
             if t == "B" or t == "L":
+                if t == "B" and fargs and it[1] in _CALLBACK_BUILTINS:
+                    self._builtin_callbacks(mf, sidx, fargs, src, line, sink, recv)
                 return
         # pending: (dst, kind, bound, target key)
         pending: list[tuple[str, str, bool, Any]] = []
@@ -1226,9 +1315,20 @@ class _Sites(_Resolver):
                 reason = U_UNKNOWN_RECEIVER
             elif external and fenc[0] == "a":
                 reason = U_EXTERNAL
-        if reason is not None:
+        if reason is not None and not quiet:
             sink.unresolved.append((line, mf.scopes[sidx].qual, reason,
                                     (render(fenc) + "(...)")[:160], _site_names(fenc)))
+
+    def _builtin_callbacks(self, mf: PyFileFacts, sidx: int, fargs: tuple[Any, ...], src: str,
+                           line: int, sink: _Sink, recv: Any) -> None:
+        """``map(f, xs)``, ``sorted(xs, key=f)``...: the builtin calls ``f`` for ``src``."""
+        for _pos, aenc in fargs:
+            vals, _ = self.vals(mf, sidx, aenc, recv)
+            for v in vals:
+                if v[0] == "F":
+                    sink.edges.append((src, self.scope_id(v[1], v[2]), K_CALL, line,
+                                       R_INFERRED, call_detail(1, (), False, False, bool(v[3])),
+                                       (v[1], v[2])))
 
     def _passed_functions(self, mf: PyFileFacts, sidx: int, targets: list[Any],
                           fargs: tuple[Any, ...], src: str, line: int, sink: _Sink,

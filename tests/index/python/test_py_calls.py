@@ -705,3 +705,27 @@ def test_builtins_calling_callbacks() -> None:
     """)
     assert r.calls_from("m.run") == {"m.double", "m.key"}
     assert r.edge("m.run", "m.key").resolution == Resolution.INFERRED
+
+
+def test_instance_fields_assigned_in_base_methods_see_the_receiver() -> None:
+    r = one("""
+        class Conn:
+            def send(self):
+                pass
+
+        class A:
+            def __init__(self):
+                self.conn = Conn()
+                self.cb = self.handle
+            def handle(self):
+                pass
+
+        class B(A):
+            def handle(self):
+                pass
+            def go(self):
+                self.conn.send()
+                self.cb()
+    """)
+    assert r.calls_from("m.B.go") == {"m.Conn.send", "m.B.handle"}
+    assert ("m.B.go", "m.A.conn") in r.pairs("use")

@@ -30,7 +30,8 @@ Locations (resolved further with :meth:`_Resolver.deref`, and the reason for
 ``use`` edges)::
 
     ("V", module, name, bids)        a module-level variable (constant node)
-    ("FLD", module, cls_sidx, name)  a class or instance attribute (field node)
+    ("FLD", module, cls_sidx, name, recv)  a class or instance attribute (field node);
+                                     recv: the instance's class when read via an instance
     ("P", module, getter_sidx, recv) a property (reading calls the getter)
 
 Every lookup returns a list of candidates plus an ``inferred`` flag: True when
@@ -448,7 +449,7 @@ class _Resolver:
             if t == "V":
                 got, i2 = self.variable_vals(it)
             elif t == "FLD":
-                got, i2 = self.field_vals(it[1], it[2], it[3])
+                got, i2 = self.field_vals(it[1], it[2], it[3], it[4])
             elif t == "P":
                 got, i2 = self.returns(it[1], it[2], it[3])
                 i2 = True
@@ -599,7 +600,7 @@ class _Resolver:
             if sc.kind == MODULE:
                 out.append(("V", mf.module, name, tuple(assign)))
             else:
-                out.append(("FLD", mf.module, sidx, name))
+                out.append(("FLD", mf.module, sidx, name, None))
         return out, inf
 
     def module_name(self, mf: PyFileFacts, name: str) -> tuple[Items, bool]:
@@ -920,7 +921,7 @@ class _Resolver:
             if bids:
                 return self._class_member(mf, k, sc, bids, name, on_instance, recv), False
             if on_instance and name in sc.inst:
-                return [("FLD", k[0], k[1], name)], False
+                return [("FLD", k[0], k[1], name, recv)], False
         if gap == "external":
             return [XI], False
         if name.startswith("__") and name.endswith("__"):
@@ -953,7 +954,7 @@ class _Resolver:
             else:
                 assign = True
         if assign:
-            out.append(("FLD", k[0], k[1], name))
+            out.append(("FLD", k[0], k[1], name, recv if on_instance else None))
         return out
 
     def super_attr(self, v: Val, name: str) -> tuple[Items, bool]:
@@ -969,8 +970,12 @@ class _Resolver:
         items, inf = self.class_attr(recv, name, True, pos, recv)
         return items, inf
 
-    def field_vals(self, modname: str, csidx: int, name: str) -> tuple[Items, bool]:
-        key = (modname, csidx, name)
+    def field_vals(self, modname: str, csidx: int, name: str,
+                   recv: Any = None) -> tuple[Items, bool]:
+        """Values of a field: its class-level bindings and every ``self.name = ...`` in the
+        methods of the receiver's classes (evaluated with ``self`` as the receiver);
+        declared annotations, when present, win over assigned values."""
+        key = (modname, csidx, name, recv)
         got = self._fld.get(key)
         if got is not None:
             return got
@@ -979,16 +984,25 @@ class _Resolver:
         if mf is None:
             return [U_RECV], True
         sc = mf.scopes[csidx]
-        encs: list[tuple[int, Enc]] = []
+        encs: list[tuple[PyFileFacts, int, Enc]] = []
         for b in sc.byname.get(name, ()):
-            encs.append((csidx, sc.binds[b][1]))
+            encs.append((mf, csidx, sc.binds[b][1]))
         for enc, _l, _e, msidx in sc.inst.get(name, ()):
-            encs.append((msidx, enc))
-        annotated = [(s, e) for s, e in encs if e[0] == "an"]
-        use = annotated or encs
+            encs.append((mf, msidx, enc))
+        if recv is not None:
+            order, _gap = self.mro(recv)
+            for k in order:
+                if k == (modname, csidx):
+                    continue
+                kmf = self.mod(k[0])
+                if kmf is None:
+                    continue
+                for enc, _l, _e, msidx in kmf.scopes[k[1]].inst.get(name, ()):
+                    encs.append((kmf, msidx, enc))
+        annotated = [x for x in encs if x[2][0] == "an"]
         out: Items = []
-        for s, e in use:
-            vals, _ = self.vals(mf, s, e, None)
+        for emf, s, e in annotated or encs:
+            vals, _ = self.vals(emf, s, e, recv)
             for v in vals:
                 if v not in out:
                     out.append(v)

@@ -106,3 +106,35 @@ def test_summary_na_rule_and_ranks():
     assert s["distance"] == 1.0  # x.py 2 hops, y.py 0
     imp = summarize(rows)["methods"]["imports"]
     assert imp["p@1"] == 1.0 and imp["f1@matched"] == 0.6667  # y.py first; 2 kept: P .5 R 1
+
+
+def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, capsys):
+    import json
+
+    from impactlens.bench.history import main
+
+    root = _repo(make_repo, git_commit)
+    out = tmp_path / "out.json"
+    rc = main([str(root), "--json", "--run-tests", "--test-timeout", "120",
+               "--cache", str(tmp_path / "cache"), "--out", str(out)])
+    assert rc == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload == json.loads(out.read_text())
+    assert payload["info"].get("failed_cases") is None
+    [case] = payload["cases"]
+    assert case["seed"] == "pkg.a.f" and case["gold_files"] == ["pkg/bb.py"]
+    assert case["gold_symbols"] == ["pkg.bb.g"]
+    # the seed alone (f gains a required parameter) breaks the test that calls f(1)
+    assert case["breaking"] == ["tests/test_a.py::test_f"]
+    stage = case["methods"]["stage"]
+    assert "pkg/bb.py" in stage["files"]  # the caller's file, reached structurally
+    assert "tests/test_a.py::test_f" in stage["tests"]
+    assert case["methods"]["-testmap"]["tests"] == []
+    s = payload["summary"]["methods"]["stage"]
+    assert s["breaking_caught"] == 1.0 and s["r@1"] == 1.0
+    assert set(payload["summary"]["ablation"]) == {"walk", "cochange", "testmap", "lexical"}
+    assert list((tmp_path / "cache").rglob("*.json"))  # outcomes cached per (commit, seed)
+    assert root.joinpath("pkg/a.py").read_text().count("def f(x, k)") == 1  # repo untouched
+    from impactlens.change import git as gitcmd
+
+    assert gitcmd.run(root, "worktree", "list").count("\n") == 1  # temporary worktree gone

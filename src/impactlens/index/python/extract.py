@@ -151,7 +151,7 @@ def _merge(states: list[State], names: set[str]) -> State:
     out = dict(states[0])
     if len(states) == 1:
         return out
-    for n in names:
+    for n in sorted(names):  # sorted: facts are byte-identical run to run
         acc: set[int] = set()
         for s in states:
             r = s.get(n)

@@ -263,6 +263,8 @@ class _Resolver:
             return [("M", sub.module)]
         if name in _MODULE_ATTRS:
             return [("K", _MODULE_ATTRS[name])]
+        if "__getattr__" in sc0.byname:
+            return [U_RECV]  # a module-level __getattr__ supplies it dynamically
         return out
 
     def _module_binding_items(self, mf: PyFileFacts, bids: tuple[int, ...], name: str) -> Items:

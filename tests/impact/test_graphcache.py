@@ -5,6 +5,7 @@ from __future__ import annotations
 from impact.graphs import Graph
 from impactlens.api import Project
 from impactlens.impact.graphcache import CachedGraph, cached
+from impactlens.index.store import Store, index_path
 from impactlens.model import EdgeKind
 
 FILES = {
@@ -91,3 +92,40 @@ def test_out_neighbours_many_matches_the_out_edges(make_repo):
             assert CachedGraph(g).out_neighbours_many(["app.b", "app.a"], kinds) == {
                 "app.b": {"app.a"}}
             assert CachedGraph(g).edges_among(["app.b", "app.a"], kinds) == {("app.b", "app.a")}
+
+
+DYNAMIC = {
+    "dyn/__init__.py": "",
+    "dyn/ops.py": "import json\n\n\ndef op_a(x):\n    return json.dumps(x)\n\n\n"
+                  "OPS = {'a': op_a}\n",
+    "dyn/run.py": "import importlib\n\nfrom dyn.ops import OPS\n\n\n"
+                  "def run(name, x):\n    return OPS[name](x)\n\n\n"
+                  "def by_attr(obj, name):\n    return getattr(obj, 'op_' + name)()\n\n\n"
+                  "def load(name):\n    return importlib.import_module('dyn.' + name)\n\n\n"
+                  "def duck(thing):\n    return thing.op_a(1) + thing.other().op_a\n",
+}
+
+
+def test_in_memory_site_query_matches_the_sql_one_without_external_sites(make_repo):
+    root = make_repo(DYNAMIC)
+    with Project(root) as p:
+        p.index()
+        store = p.store
+        queries = [dict(reasons=["dynamic-getattr"]), dict(files=["dyn/ops.py"]),
+                   dict(words=["op_a"]), dict(words=["dyn.ops", "OPS", "other", "dumps"]),
+                   dict(reasons=["importlib"], words=["op_a"], files=["dyn/run.py"]),
+                   dict(words=["json"]), dict()]
+        for q in queries:
+            sql = [u for u in store.unresolved_sites_where(**q) if u.reason.value != "external"]
+            assert store.unresolved_sites_where(**q, external=False) == sql, q
+    # a re-index through another connection is seen (SQLite's data_version moved)
+    other = Store.open(index_path(root))
+    try:
+        assert other.unresolved_sites_where(words=["op_a"], external=False)
+        (root / "dyn/run.py").write_text("def run(thing):\n    return thing.op_b()\n")
+        with Project(root) as p:
+            p.index()
+        assert not other.unresolved_sites_where(words=["op_a"], external=False)
+        assert other.unresolved_sites_where(words=["op_b"], external=False)
+    finally:
+        other.close()

@@ -107,7 +107,11 @@ def relevant_unresolved(project: Project, graph: Any, change: ProposedChange) ->
     dynamic = [r.value for r in UnresolvedReason
                if r not in (UnresolvedReason.UNKNOWN_RECEIVER, UnresolvedReason.UNKNOWN_NAME,
                             UnresolvedReason.EXTERNAL)]
-    return list(where(reasons=dynamic, words=mentions, files=[f.path for f in change.files]))
+    files = [f.path for f in change.files]
+    try:  # sites resolving outside the repository never match: skip them (served from memory)
+        return list(where(reasons=dynamic, words=mentions, files=files, external=False))
+    except TypeError:  # a graph whose query has no `external` switch
+        return list(where(reasons=dynamic, words=mentions, files=files))
 
 
 def before_graph(project: Project, change: ProposedChange) -> Any:

@@ -434,6 +434,9 @@ def _deleted(ent: _Entity, qual, path: str) -> AtomicChange:  # type: ignore[no-
 def _compare(old: _Entity, new: _Entity, a_ents, b_ents, qual, path: str,  # type: ignore[no-untyped-def]
              diff: _LineDiff, after_marks: frozenset[int], b_lines: list[str],
              a_lines: list[str]) -> AtomicChange | None:
+    if new.kind in ("def", "field") and (
+            b_lines[old.start - 1: old.end] == a_lines[new.start - 1: new.end]):
+        return None  # the same source text parses to the same tree: skip the AST dumps
     rng = _range_in(after_marks, new.start, new.end) or (new.start, new.end)
     entity = qual(new.path)
     if new.kind == "class":

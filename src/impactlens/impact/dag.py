@@ -141,12 +141,14 @@ def _fit(nodes: list[DagNode], all_edges: list[DagEdge], omitted_nodes: int,
     total_edges = len(all_edges)
     n0 = len(nodes)
 
-    def make(ns: list[DagNode], truncated: bool) -> ImpactDag:
+    def make(ns: list[DagNode], truncated: bool, count: bool = True) -> ImpactDag:
         keep = {n.entity for n in ns}
         es = [e for e in all_edges if e.src in keep and e.dst in keep][: settings.max_dag_edges]
         dropped = omitted_nodes + (n0 - len(ns))
         dag = ImpactDag(tuple(ns), tuple(es), truncated or dropped > 0 or
                         len(es) < total_edges, dropped, total_edges - len(es))
+        if not count:
+            return dag
         text = json.dumps(dag.to_json(), ensure_ascii=False)
         return ImpactDag(dag.nodes, dag.edges, dag.truncated, dag.omitted_nodes,
                          dag.omitted_edges, count_tokens(text, settings.tokenizer_encoding))
@@ -164,7 +166,20 @@ def _fit(nodes: list[DagNode], all_edges: list[DagEdge], omitted_nodes: int,
         cut = True
         dag = make(nodes, cut)
     while dag.tokens > cap and len(nodes) > 1:  # 2) then the furthest nodes are dropped
-        drop = max(1, len(nodes) // 10)
-        nodes = nodes[:-drop]
+        # aim at the largest prefix whose JSON is predicted to fit (this DAG's tokens per
+        # character), so a big DAG is counted a few times rather than once per 10% cut
+        per_char = dag.tokens / max(1, _chars(dag))
+        lo, hi = 1, len(nodes) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if _chars(make(nodes[:mid], True, count=False)) * per_char <= cap:
+                lo = mid
+            else:
+                hi = mid - 1
+        nodes = nodes[:lo]
         dag = make(nodes, True)
     return dag
+
+
+def _chars(dag: ImpactDag) -> int:
+    return len(json.dumps(dag.to_json(), ensure_ascii=False))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -84,6 +85,51 @@ _FILE_COLS = "path, sha256, language, module, size, status, error, is_test"
 
 def _json_ids(ids: Iterable[str]) -> str:
     return json.dumps(sorted(set(ids)))
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+class _SiteMemo:
+    """The non-external unresolved sites with look-ups by reason, file and word token
+    (what :meth:`Store.unresolved_sites_where` asks), valid for one ``data_version``."""
+
+    def __init__(self, version: int, sites: list[UnresolvedSite]) -> None:
+        self.version = version
+        self.sites = sites
+        self.by_reason: dict[str, list[int]] = {}
+        self.by_file: dict[str, list[int]] = {}
+        self.by_token: dict[str, list[int]] = {}
+        for i, u in enumerate(sites):
+            self.by_reason.setdefault(u.reason.value, []).append(i)
+            self.by_file.setdefault(u.file, []).append(i)
+            for tok in {*_WORD.findall(u.text), *(t for n in u.names for t in _WORD.findall(n))}:
+                self.by_token.setdefault(tok, []).append(i)
+
+    def where(self, reasons: set[str], files: set[str], words: list[str]
+              ) -> list[UnresolvedSite]:
+        hit: set[int] = set()
+        for r in reasons:
+            hit.update(self.by_reason.get(r, ()))
+        for f in files:
+            hit.update(self.by_file.get(f, ()))
+        for w in words:
+            toks = _WORD.findall(w)
+            if not toks:
+                continue
+            cands = min((self.by_token.get(t, []) for t in toks), key=len)
+            pat = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(w)}(?![A-Za-z0-9_])")
+            dot_w, w_dot = "." + w, w + "."
+            for i in cands:
+                if i in hit:
+                    continue
+                u = self.sites[i]
+                if pat.search(u.text) or any(n == w or n.endswith(dot_w) or n.startswith(w_dot)
+                                             for n in u.names):
+                    hit.add(i)
+        found = {(u.file, u.line, u.scope, u.text, u.reason.value): u
+                 for u in (self.sites[i] for i in sorted(hit))}
+        return [found[k] for k in sorted(found)]
 
 
 class StoreError(ImpactlensError):
@@ -171,6 +217,7 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self._conn = conn
+        self._sites: _SiteMemo | None = None  # non-external unresolved sites, in memory
 
     # ----------------------------------------------------------------- open
     @classmethod
@@ -296,6 +343,7 @@ class Store:
         self._conn.execute("UPDATE files SET mtime_ns=? WHERE path=?", (mtime_ns, path))
 
     def clear_all(self) -> None:
+        self._sites = None
         for table in ("files", "nodes", "edges", "unresolved", "file_deps"):
             self._conn.execute(f"DELETE FROM {table}")
 
@@ -332,6 +380,7 @@ class Store:
 
     # ------------------------------------------------------- resolution rows
     def clear_resolution(self, path: str) -> None:
+        self._sites = None
         for table, col in (("nodes", "file"), ("edges", "file"), ("unresolved", "file"),
                            ("file_deps", "file")):
             self._conn.execute(f"DELETE FROM {table} WHERE {col}=?", (path,))
@@ -515,12 +564,19 @@ class Store:
 
     def unresolved_sites_where(
         self, *, reasons: Iterable[str] = (), words: Iterable[str] = (),
-        files: Iterable[str] = (),
+        files: Iterable[str] = (), external: bool = True,
     ) -> list[UnresolvedSite]:
         """Sites with one of ``reasons``, or in one of ``files``, or mentioning one of
         ``words`` (identifiers or dotted names): as a whole word in the site's text, or as
         a name, a dotted-name suffix (``.word``) or a dotted-name prefix (``word.``) in its
-        names. A cheap superset query for change-impact matching."""
+        names. A cheap superset query for change-impact matching.
+
+        With ``external=False`` sites that resolve outside the repository are left out
+        and the answer comes from an in-memory table of the other sites (loaded on first
+        use, reloaded when the index changes): milliseconds instead of a table scan."""
+        ws = sorted({w for w in words if w and not any(c in w for c in "*?[]")})
+        if not external:
+            return self._site_memo().where(set(reasons), set(files), ws)
         clauses: list[str] = []
         args: list[str] = []
         rs, fs = sorted(set(reasons)), sorted(set(files))
@@ -531,7 +587,7 @@ class Store:
             clauses.append(f"file IN ({','.join('?' * len(fs))})")
             args += fs
         b = "[^A-Za-z0-9_]"
-        for w in sorted({w for w in words if w and not any(c in w for c in "*?[]")}):
+        for w in ws:
             clauses.append(
                 "(instr(text, ?) > 0 AND (text = ? OR text GLOB ? OR text GLOB ? OR text GLOB ?))"
                 " OR instr(names, ?) > 0 OR instr(names, ?) > 0 OR instr(names, ?) > 0"
@@ -552,6 +608,17 @@ class Store:
                 found[(u.file, u.line, u.scope, u.text, u.reason.value)] = u
             pos += k
         return [found[k] for k in sorted(found)]
+
+    def _site_memo(self) -> _SiteMemo:
+        version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        memo = self._sites
+        if memo is None or memo.version != version:
+            rows = self._conn.execute(
+                "SELECT * FROM unresolved WHERE reason != ? ORDER BY rowid",
+                (UnresolvedReason.EXTERNAL.value,),
+            )
+            memo = self._sites = _SiteMemo(version, [_row_unresolved(r) for r in rows])
+        return memo
 
     def unresolved_in_file(self, path: str) -> list[UnresolvedSite]:
         rows = self._conn.execute(

@@ -266,3 +266,26 @@ def test_export_pycg_format(make_repo):
     assert "shop.pricing.price_of" in graph["shop.cart.Cart.total"]
     dot = CliRunner().invoke(main, ["export", "callgraph", str(root), "--format", "dot"])
     assert dot.output.startswith("digraph callgraph {")
+
+
+def test_a_file_the_resolver_cannot_handle_is_recorded_rest_indexed(make_repo, monkeypatch):
+    from impactlens.index import python as pyindex
+
+    real = pyindex.resolve_file
+
+    def fragile(facts, lookup):
+        result = real(facts, lookup)  # consults its imports first, as the real one does
+        if facts.path == "src/shop/cart.py":
+            raise RecursionError("maximum recursion depth exceeded")
+        return result
+
+    monkeypatch.setattr(pyindex, "resolve_file", fragile)
+    root = make_repo(BASE)
+    s = Project(root, DEFAULT.replace(index_workers=1)).index()
+    assert dict(s.failures)["src/shop/cart.py"].startswith("too deeply nested to resolve")
+    assert Project(root).store.file_record("src/shop/cart.py").status == "resolve-error"
+    assert Project(root).store.node("shop.pricing.price_of") is not None
+    monkeypatch.setattr(pyindex, "resolve_file", real)
+    (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "\n")
+    Project(root).index()  # cart.py depends on pricing.py: re-resolved, now fine
+    assert Project(root).store.file_record("src/shop/cart.py").status == "ok"

@@ -127,17 +127,26 @@ class _Lookup:
 _FORK_STATE: tuple[dict[str, Any], dict[str, str]] | None = None
 
 
-def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> ResolutionRows:
+def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> tuple[ResolutionRows, str]:
+    """Encoded rows of one file, or empty rows and the reason resolution gave up.
+
+    A file too deeply nested for the resolver is recorded like a parse failure, so one
+    pathological file never costs the rest of the repository its index."""
     from impactlens.index.python import resolve_file
 
-    res: FileResolution = resolve_file(facts, lookup)
-    return resolution_rows(path, res.nodes, res.edges, res.unresolved, lookup.consulted)
+    try:
+        res: FileResolution = resolve_file(facts, lookup)
+    except RecursionError:  # keep what it consulted: a later change there retries it
+        rows = resolution_rows(path, (), (), (), lookup.consulted)
+        return rows, "too deeply nested to resolve (recursion limit)"
+    return resolution_rows(path, res.nodes, res.edges, res.unresolved, lookup.consulted), ""
 
 
-def _resolve_chunk(paths: list[str]) -> list[ResolutionRows]:
+def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
     assert _FORK_STATE is not None
     by_path, module_paths = _FORK_STATE
-    return [_resolve_rows(p, by_path[p], _Lookup(by_path, None, module_paths)) for p in paths]
+    return [(p, *_resolve_rows(p, by_path[p], _Lookup(by_path, None, module_paths)))
+            for p in paths]
 
 
 # ------------------------------------------------------------------ indexer
@@ -280,7 +289,9 @@ class Indexer:
             notes.extend(self._update_history(store))
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
-        failures = tuple((i.record.path, i.record.error) for i in parsed if i.record.status != "ok")
+        touched_now = set(changed) | {r.path for r in store.files() if r.status == "resolve-error"}
+        failures = tuple((r.path, r.error) for r in store.files()
+                         if r.status != "ok" and r.path in touched_now)
         return IndexSummary(
             files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
             edges=counts["edges"], unresolved=counts["unresolved"],
@@ -298,27 +309,33 @@ class Indexer:
             # every file is resolved against the facts parsed in this run: fan out to
             # forked workers (they inherit the facts) and bulk-load into index-less tables
             store.drop_secondary_indexes()
-            for rows in self._resolve_parallel(paths, by_path, module_paths, progress):
+            for path, rows, error in self._resolve_parallel(paths, by_path, module_paths,
+                                                             progress):
                 store.put_rows(rows)
+                if error:
+                    store.mark_unresolvable(path, error)
             store.create_secondary_indexes()
             return
         for i, path in enumerate(paths):
             facts = by_path[path] if path in by_path else store.facts(path)
             store.clear_resolution(path)
             if facts is not None:  # a file that did not parse has nothing to resolve
-                store.put_rows(_resolve_rows(path, facts, _Lookup(by_path, store, module_paths)))
+                rows, error = _resolve_rows(path, facts, _Lookup(by_path, store, module_paths))
+                store.put_rows(rows)
+                store.mark_unresolvable(path, error) if error else store.mark_resolved(path)
             if progress and (i % 50 == 0 or i + 1 == len(paths)):
                 progress("resolve", i + 1, len(paths))
 
     def _resolve_parallel(self, paths: list[str], by_path: dict[str, Any],
                           module_paths: dict[str, str], progress: ProgressFn | None
-                          ) -> Iterator[ResolutionRows]:
+                          ) -> Iterator[tuple[str, ResolutionRows, str]]:
         global _FORK_STATE
         todo = [p for p in paths if by_path.get(p) is not None]
         workers = self.settings.index_workers or os.cpu_count() or 1
         if workers == 1 or len(todo) < 64:
             for i, path in enumerate(todo):
-                yield _resolve_rows(path, by_path[path], _Lookup(by_path, None, module_paths))
+                yield (path, *_resolve_rows(path, by_path[path],
+                                            _Lookup(by_path, None, module_paths)))
                 if progress and (i % 50 == 0 or i + 1 == len(todo)):
                     progress("resolve", i + 1, len(todo))
             return

@@ -342,6 +342,18 @@ class Store:
         """Record a new mtime for a file whose content hash did not change."""
         self._conn.execute("UPDATE files SET mtime_ns=? WHERE path=?", (mtime_ns, path))
 
+    def mark_unresolvable(self, path: str, error: str) -> None:
+        """Record that a parsed file could not be resolved (counted as a failure)."""
+        self._conn.execute(
+            "UPDATE files SET status='resolve-error', error=? WHERE path=?", (error, path)
+        )
+
+    def mark_resolved(self, path: str) -> None:
+        self._conn.execute(
+            "UPDATE files SET status='ok', error='' WHERE path=? AND status='resolve-error'",
+            (path,),
+        )
+
     def clear_all(self) -> None:
         self._sites = None
         for table in ("files", "nodes", "edges", "unresolved", "file_deps"):

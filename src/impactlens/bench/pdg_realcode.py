@@ -131,6 +131,7 @@ def probe(project: Any, sample: list[tuple[Any, int, int]], direction: str,
         bfs_ms.append((t2 - t1) * 1000)
         work_ms.append((t3 - t2) * 1000)
         cg_s, pdg_s = _syms(cg["by_depth"]), _syms(pdg["by_depth"])
+        cg_all = cg_s | {t["id"] for t in cg.get("tests", [])}  # callers that are tests
         # the statement-precise counterpart of the call-graph reach in this direction:
         # downstream = callees invoked from the slice; upstream = callers whose
         # arguments reach the criterion (parameter ascent)
@@ -143,13 +144,14 @@ def probe(project: Any, sample: list[tuple[Any, int, int]], direction: str,
             "cg": len(cg_s), "precise": len(precise),
             "recall": ratio(len(cg_s & pdg_s), len(cg_s)),
             "precision": ratio(len(cg_s & pdg_s), len(pdg_s)),
-            "precise_outside_cg": sorted(precise - cg_s),
+            "precise_outside_cg": sorted(precise - cg_all),
+            "cg_with_tests": len(cg_all),
             "truncated": pdg["truncated"],
         })
     ok = [r for r in rows if r["reason"] is None]
     with_slice = [r for r in ok if r["slice"] > 0]
-    with_cg = [r for r in with_slice if r["cg"] > 0]
-    tighter = [r for r in with_cg if r["precise"] < r["cg"]]
+    with_cg = [r for r in with_slice if r["cg_with_tests"] > 0]
+    tighter = [r for r in with_cg if r["precise"] < r["cg_with_tests"]]
     recalls = [r["recall"] for r in rows if r["recall"] is not None]
     precisions = [r["precision"] for r in rows if r["precision"] is not None]
     loc = [r["slice"] / r["statements"] for r in ok]
@@ -187,7 +189,7 @@ def probe(project: Any, sample: list[tuple[Any, int, int]], direction: str,
             "with_slice_and_reach": len(with_cg),
             "median_precise": statistics.median([r["precise"] for r in with_cg])
             if with_cg else None,
-            "median_callgraph": statistics.median([r["cg"] for r in with_cg])
+            "median_callgraph": statistics.median([r["cg_with_tests"] for r in with_cg])
             if with_cg else None,
             "outside_callgraph": sum(1 for r in rows if r["precise_outside_cg"]),
         },

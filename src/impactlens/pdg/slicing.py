@@ -407,6 +407,9 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
             ascend = pn is not None and pn in reach and bool(f.pdg.cfg.params)
         if ascend and kind in ("criterion", "site"):
             for e in view.in_edges(f.node.id, CALL_KINDS):
+                if hop + 1 > hops:
+                    truncated["depth"] = truncated.get("depth", 0) + 1
+                    continue
                 caller = view.node(e.src)
                 if caller is None or caller.kind not in FUNC_KINDS:
                     continue
@@ -455,6 +458,8 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
     for d in sorted(precise):
         rows = []
         for sym in sorted(precise[d]):
+            if sym == target.id:  # recursion: the criterion's own function
+                continue
             r = dict(precise[d][sym])
             r["sites"] = sorted(r["sites"])
             rows.append(r)
@@ -467,7 +472,7 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
     out["statement_precise_by_depth"] = {k: v for k, v in by_depth.items() if v}
     out["statement_precise_callees"] = by_depth.get("1", [])
     out["return_ascent"] = sorted(
-        ({**a, "sites": sorted(a["sites"])} for a in ascent.values()),
+        ({**a, "sites": sorted(a["sites"])} for a in ascent.values() if a["id"] != target.id),
         key=lambda a: (a["hop"], a["id"]))
     if truncated:
         out["truncated"] = True

@@ -729,3 +729,135 @@ def test_instance_fields_assigned_in_base_methods_see_the_receiver() -> None:
     """)
     assert r.calls_from("m.B.go") == {"m.Conn.send", "m.B.handle"}
     assert ("m.B.go", "m.A.conn") in r.pairs("use")
+
+
+def test_dunder_protocols_on_known_instances() -> None:
+    r = one("""
+        class Vec:
+            def __add__(self, other):
+                return Vec()
+            def __eq__(self, other):
+                return True
+            def __len__(self):
+                return 2
+            def __getitem__(self, i):
+                return Part()
+            def __setitem__(self, i, v):
+                pass
+            def __contains__(self, x):
+                return False
+            def __neg__(self):
+                return self
+
+        class Part:
+            def grow(self):
+                pass
+
+        def run(n: int, items):
+            a = Vec()
+            b = a + a
+            a == b
+            len(a)
+            a[0].grow()
+            a[1] = None
+            3 in a
+            -a
+            n + 1
+            items[0]
+    """)
+    calls = sorted((e.line, e.dst) for e in r.edges if e.src == "m.run" and e.kind == "call")
+    assert calls == [(24, "m.Vec.__add__"), (25, "m.Vec.__eq__"), (26, "m.Vec.__len__"),
+                     (27, "m.Part.grow"), (27, "m.Vec.__getitem__"), (28, "m.Vec.__setitem__"),
+                     (29, "m.Vec.__contains__"), (30, "m.Vec.__neg__")]
+    assert not [u for u in r.unresolved if u.scope == "m.run"]
+
+
+def test_class_creation_calls_init_subclass_and_metaclass() -> None:
+    r = one("""
+        class Meta(type):
+            def __new__(mcs, name, bases, ns):
+                return super().__new__(mcs, name, bases, ns)
+
+        class Base(metaclass=Meta):
+            def __init_subclass__(cls, **kw):
+                pass
+
+        class Child(Base):
+            pass
+    """)
+    assert r.calls_from("m") >= {"m.Meta.__new__", "m.Base.__init_subclass__"}
+    assert [e.line for e in r.edges if e.dst == "m.Base.__init_subclass__"
+            and e.kind == "call"] == [10]
+
+
+def test_old_style_property_and_tuple_returns() -> None:
+    r = one("""
+        from typing import Tuple
+
+        class A:
+            def go(self):
+                pass
+
+        class B:
+            def stop(self):
+                pass
+
+        class Holder:
+            def _get(self):
+                return A()
+            def _set(self, v):
+                pass
+            item = property(_get, _set)
+
+        def pair() -> "Tuple[A, B]":
+            return A(), B()
+
+        def pair2():
+            return A(), B()
+
+        def lookup() -> "dict[str, B]":
+            return {}
+
+        def run(h: Holder):
+            h.item.go()
+            h.item = 1
+            a, b = pair()
+            a.go()
+            b.stop()
+            c, d = pair2()
+            d.stop()
+            lookup()["k"].stop()
+    """)
+    calls = sorted((e.line, e.dst) for e in r.edges if e.src == "m.run" and e.kind == "call")
+    assert calls == [(29, "m.A.go"), (29, "m.Holder._get"), (30, "m.Holder._set"),
+                     (31, "m.pair"), (32, "m.A.go"), (33, "m.B.stop"), (34, "m.pair2"),
+                     (35, "m.B.stop"), (36, "m.B.stop"), (36, "m.lookup")]
+
+
+def test_stacked_decorators_wrappers_call_what_they_wrap() -> None:
+    r = one("""
+        import functools
+
+        def outer(fn):
+            @functools.wraps(fn)
+            def wrap_outer(*a, **k):
+                return fn(*a, **k)
+            return wrap_outer
+
+        def inner(fn):
+            def wrap_inner(*a):
+                return fn(*a)
+            return wrap_inner
+
+        @outer
+        @inner
+        def target(x):
+            pass
+
+        def run():
+            target(1)
+    """)
+    assert ("m.outer.wrap_outer", "m.inner.wrap_inner") in r.pairs("call")
+    assert ("m.inner.wrap_inner", "m.target") in r.pairs("call")
+    assert ("m.outer.wrap_outer", "m.target") not in r.pairs("call")
+    assert r.calls_from("m.run") == {"m.target"}

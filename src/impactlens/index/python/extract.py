@@ -84,6 +84,10 @@ _SEQ_NAMES = frozenset({
     "dict", "Dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict",
     "Counter", "ChainMap",
 })
+_MAP_NAMES = frozenset({
+    "dict", "Dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict",
+    "ChainMap",
+})
 _WRAPPER_NAMES = frozenset({
     "Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly", "InitVar",
 })
@@ -91,6 +95,26 @@ _AWAIT_NAMES = frozenset({"Awaitable", "Coroutine"})
 _DYN_ATTR = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 _EVAL = frozenset({"eval", "exec", "compile"})
 _GLOBALS_FUNCS = frozenset({"globals", "locals", "vars"})
+_BINOP_DUNDER = {
+    ast.Add: ("__add__", "__radd__"), ast.Sub: ("__sub__", "__rsub__"),
+    ast.Mult: ("__mul__", "__rmul__"), ast.MatMult: ("__matmul__", "__rmatmul__"),
+    ast.Div: ("__truediv__", "__rtruediv__"), ast.FloorDiv: ("__floordiv__", "__rfloordiv__"),
+    ast.Mod: ("__mod__", "__rmod__"), ast.Pow: ("__pow__", "__rpow__"),
+    ast.LShift: ("__lshift__", "__rlshift__"), ast.RShift: ("__rshift__", "__rrshift__"),
+    ast.BitOr: ("__or__", "__ror__"), ast.BitXor: ("__xor__", "__rxor__"),
+    ast.BitAnd: ("__and__", "__rand__"),
+}
+_CMP_DUNDER = {
+    ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.Lt: ("__lt__", "__gt__"),
+    ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__"),
+}
+_UNARY_DUNDER = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
+_BUILTIN_DUNDER = {
+    "len": "__len__", "str": "__str__", "repr": "__repr__", "bool": "__bool__",
+    "hash": "__hash__", "iter": "__iter__", "next": "__next__", "abs": "__abs__",
+    "reversed": "__reversed__", "int": "__int__", "float": "__float__", "bytes": "__bytes__",
+    "format": "__format__",
+}
 _VALUE_TAGS = frozenset({"n", "a", "c", "sub"})  # argument encodings that may carry a function
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 _ARG0_FUNCS = frozenset({
@@ -333,6 +357,8 @@ class _Extractor:
                     after = len(elts) - si - 1
                     parts = [*vals[:si], ("sl", "list", tuple(vals[si:len(vals) - after])),
                              *vals[len(vals) - after:]]
+            if parts is None and not stars and enc[0] in ("c", "n", "a", "sub", "an"):
+                parts = [("ix", enc, i) for i in range(len(elts))]
             for i, e in enumerate(elts):
                 if type(e) is ast.Starred:
                     self.bind_target(e.value, parts[i] if parts is not None else U, stmt,
@@ -342,15 +368,37 @@ class _Extractor:
         elif tt is ast.Starred:
             self.bind_target(t.value, U, stmt, B_OTHER)  # type: ignore[attr-defined]
         elif tt is ast.Subscript:
-            self.ev(t.value)  # type: ignore[attr-defined]
+            cont = self.ev(t.value)  # type: ignore[attr-defined]
             sl = t.slice  # type: ignore[attr-defined]
             self.ev(sl)
+            self._op_site(t.lineno, cont, "__setitem__", 2)
             if type(t.value) is ast.Name:  # type: ignore[attr-defined]
                 key = sl.value if (type(sl) is ast.Constant
                                    and type(sl.value) in (str, int)) else None
                 self._note_store(t.value.id, key, enc)  # type: ignore[attr-defined]
         else:
             self.ev(t)
+
+    def _maybe_instance(self, enc: Enc) -> bool:
+        """Could ``enc`` be an instance of a repository class? (cheap, conservative)"""
+        tag = enc[0]
+        if tag == "n":
+            reach = self.reach_of(enc)
+            if reach and self.sc.kind == FUNCTION:
+                binds = self.sc.binds
+                return any(binds[b][1] is not P and binds[b][1] is not U for b in reach)
+            return True
+        return tag in ("a", "c", "sub", "an", "self")
+
+    def _op_site(self, line: int, recv: Enc, dunder: str, nargs: int,
+                 right: Enc | None = None, rdunder: str | None = None) -> None:
+        """An implicit ``recv.dunder(...)`` (operator, subscript, len(x), ...)."""
+        left_ok = self._maybe_instance(recv)
+        right_ok = right is not None and rdunder is not None and self._maybe_instance(right)
+        if left_ok or right_ok:
+            self.sc.calls.append((line, recv if left_ok else U, nargs, (), False, False, (),
+                                  ("op", dunder, rdunder if right_ok else None,
+                                   right if right_ok else None)))
 
     def _note_store(self, name: str, key: Any, enc: Enc) -> None:
         """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry."""
@@ -485,8 +533,9 @@ class _Extractor:
             if type(t) is ast.Attribute:
                 self.ev(t.value)
             elif type(t) is ast.Subscript:
-                self.ev(t.value)
+                cont = self.ev(t.value)
                 self.ev(t.slice)
+                self._op_site(t.lineno, cont, "__delitem__", 1)
 
     def s_Global(self, node: ast.Global) -> None:
         if self.sc.kind != MODULE:
@@ -518,6 +567,14 @@ class _Extractor:
     def s_AugAssign(self, node: ast.AugAssign) -> None:
         enc = self.ev(node.value)
         t = node.target
+        dunders = _BINOP_DUNDER.get(type(node.op))
+        if dunders is not None and type(t) in (ast.Name, ast.Attribute):
+            self.noref += 1
+            try:
+                tenc = self.ev(t) if type(t) is ast.Attribute else self._name_noref(t.id)
+            finally:
+                self.noref -= 1
+            self._op_site(node.lineno, tenc, "__i" + dunders[0][2:], 1, None, dunders[0])
         if type(t) is ast.Name:
             if self.sidx == 0 and t.id == "__all__" and isinstance(node.op, ast.Add):
                 self._all_extend(node.value)
@@ -871,34 +928,40 @@ class _Extractor:
     # ---------------------------------------------------------- definitions
     def _decorators(self, decos: list[ast.expr], fname: str, in_class: bool,
                     target: Enc) -> tuple[tuple[str, ...], int, int, str | None]:
-        """Evaluate decorators in the enclosing scope; each is called with the target."""
+        """Evaluate decorators in the enclosing scope. Each is called with what the
+        decorator below it returned (the innermost with the definition itself)."""
         texts: list[str] = []
         flags = 0
         line0 = 10**9
         accessor_of: str | None = None
-        fargs = ((0, target),)
+        applied: list[tuple[ast.expr, Enc, Any] | None] = []
         for d in decos:
             line0 = min(line0, d.lineno)
             text = pm.dotted(d)
             texts.append(text)
-            if type(d) is ast.Call:
-                flags |= _deco_flags(text)
-                enc = self.ev(d)
-                # the factory's result is called with the decorated definition
-                self.sc.calls.append((d.lineno, enc, 1, (), False, False, fargs, DECO))
-                continue
             flags |= _deco_flags(text)
+            if type(d) is ast.Call:
+                # the factory's result is called with the decorated definition
+                applied.append((d, self.ev(d), DECO))
+                continue
             if (in_class and type(d) is ast.Attribute and type(d.value) is ast.Name
                     and d.value.id == fname and d.attr in ("setter", "deleter", "getter")):
                 accessor_of = d.attr
+                applied.append(None)
                 continue
             self.noref += 1
             try:
                 enc = self.ev(d)
             finally:
                 self.noref -= 1
-            if text not in ("property", "staticmethod", "classmethod"):
-                self.sc.calls.append((d.lineno, enc, 1, (), False, False, fargs, None))
+            applied.append(None if text in ("property", "staticmethod", "classmethod")
+                           else (d, enc, None))
+        for item in reversed(applied):
+            if item is None:
+                continue
+            d, enc, special = item
+            self.sc.calls.append((d.lineno, enc, 1, (), False, False, ((0, target),), special))
+            target = ("c", enc)
         return tuple(texts), flags, line0, accessor_of
 
     def s_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
@@ -1019,15 +1082,22 @@ class _Extractor:
             bases = tuple(self.ev(b) for b in node.bases)
         finally:
             self.noref -= 1
+        meta = None
         for kw in node.keywords:
-            self.ev(kw.value)
+            v = self.ev(kw.value)
+            if kw.arg == "metaclass":
+                meta = v
         sidx = len(self.scopes)
         end = node.end_lineno or node.lineno
+        if node.bases or meta is not None:
+            # creating the class runs the metaclass and the bases' __init_subclass__
+            self.sc.calls.append((node.lineno, ("cls", sidx), 0, (), False, False, (),
+                                  ("classdef",)))
         self.bind(node.name, ("cls", sidx), node.lineno, end, B_CLASS)
         self._sig_cache[sidx] = self.header(node)
         sc = Scope(kind=CLASS, name=node.name, qual=psc.qual + "." + node.name, parent=psidx,
                    line=min(line0, node.lineno), end=end, def_line=node.lineno, decos=decos,
-                   flags=cflags, bases=bases)
+                   flags=cflags, bases=bases, meta=meta)
         if self.is_test:
             marks, use = pm.read_marks(node.decorator_list)
             if marks:
@@ -1093,11 +1163,10 @@ class _Extractor:
             if head in ("tuple", "Tuple"):
                 if len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is ...:
                     inner = self._ann(items[0])
-                else:
-                    inner = ()
-                    for it in items:
-                        inner += self._ann(it)
-                return (("seq", inner),) if inner else (("t", ("n", "tuple", ())),)
+                    return (("seq", inner),) if inner else ()
+                return (("tup", tuple(self._ann(it) for it in items)),)
+            if head in _MAP_NAMES and len(items) == 2:
+                return (("map", self._ann(items[0]), self._ann(items[1])),)
             if head in _SEQ_NAMES:
                 inner = self._ann(items[0])
                 return (("seq", inner),) if inner else ()
@@ -1141,6 +1210,10 @@ class _Extractor:
             self.loops[-1].uses.append((name, ridx))
             return ("n", name, ridx)
         return ("n", name, reach)
+
+    def _scope_names(self, sidx: int) -> set[str]:
+        """Names bound so far in an enclosing (still open) scope."""
+        return {b[0] for b in self.scopes[sidx].binds}
 
     def reach_of(self, enc: Enc) -> Any:
         """The binding ids of a name encoding (loop reads keep them in a side table)."""
@@ -1208,29 +1281,50 @@ class _Extractor:
             names = _site_names(sl)
             self.sc.calls.append((node.lineno, ("sub", base, key), 0, (), False, False, (),
                                   ("globals", key if type(key) is str else None, names)))
+        elif not self.noref:
+            self._op_site(node.lineno, base, "__getitem__", 1)
         return ("sub", base, key)
 
     def e_BinOp(self, node: ast.BinOp) -> Enc:
         left = self.ev(node.left)
-        self.ev(node.right)
+        right = self.ev(node.right)
         if left is K_STR and isinstance(node.op, ast.Mod | ast.Add):
             return K_STR
+        dunders = _BINOP_DUNDER.get(type(node.op))
+        if dunders is None or self.noref:
+            return U
+        self._op_site(node.lineno, left, dunders[0], 1, right, dunders[1])
+        if self._maybe_instance(left):
+            return ("c", ("a", left, dunders[0]))
         return U
 
     def e_BoolOp(self, node: ast.BoolOp) -> Enc:
         return ("or", tuple(self.ev(v) for v in node.values))
 
     def e_Compare(self, node: ast.Compare) -> Enc:
-        self.ev(node.left)
-        for c in node.comparators:
-            self.ev(c)
+        left = self.ev(node.left)
+        for op, c in zip(node.ops, node.comparators, strict=False):
+            right = self.ev(c)
+            t = type(op)
+            if t is ast.In or t is ast.NotIn:
+                self._op_site(node.lineno, right, "__contains__", 1)
+            else:
+                d = _CMP_DUNDER.get(t)
+                if d is not None:
+                    self._op_site(node.lineno, left, d[0], 1, right, d[1])
+            left = right
         return K_BOOL
 
     def e_UnaryOp(self, node: ast.UnaryOp) -> Enc:
         v = self.ev(node.operand)
         if isinstance(node.op, ast.Not):
             return K_BOOL
-        return v if v[0] == "k" else U
+        if v[0] == "k":
+            return v
+        d = _UNARY_DUNDER.get(type(node.op))
+        if d is not None:
+            self._op_site(node.lineno, v, d, 0)
+        return U
 
     def e_IfExp(self, node: ast.IfExp) -> Enc:
         self.ev(node.test)
@@ -1350,6 +1444,7 @@ class _Extractor:
         ft = type(func)
         special: Any = None
         result: Enc | None = None
+        pending_prop = False
         args = node.args
         if ft is ast.Name:
             fname = func.id
@@ -1389,6 +1484,8 @@ class _Extractor:
                 result = GLOB
             elif fname == "super":
                 result = ("sup", self.cls_ctx)
+            elif fname == "property" and self.sc.kind == CLASS:
+                pending_prop = True
             elif fname == "type" and len(args) == 1 and not node.keywords:
                 result = ("ctype", self.ev(args[0]))
                 self.sc.calls.append((node.lineno, fenc, 1, (), False, False, (), None))
@@ -1431,9 +1528,11 @@ class _Extractor:
             if not star and e[0] in _VALUE_TAGS:
                 fargs.append((i, e))
         kws: list[str] = []
+        kwencs: list[Enc] = []
         dstar = False
         for k in node.keywords:
             e = self.ev(k.value)
+            kwencs.append(e)
             if k.arg is None:
                 dstar = True
             else:
@@ -1449,9 +1548,35 @@ class _Extractor:
         if freach and self.sc.kind == FUNCTION:
             binds = self.sc.binds
             if all(binds[b][4] == B_PARAM for b in freach):
-                self.sc.pcalls.setdefault(fenc[1], (nargs, kwt, star, dstar))
+                self.sc.pcalls.setdefault(fenc[1], (nargs, kwt, star, dstar, self.sidx))
+        elif ft is ast.Name and self.sc.kind == FUNCTION and not freach:
+            # a closure calling a parameter of an enclosing function
+            s = self.sc.parent
+            while s > 0:
+                outer = self.scopes[s]
+                if outer.kind != FUNCTION:
+                    break
+                if any(p[0] == func.id for p in outer.params):
+                    outer.pcalls.setdefault(func.id, (nargs, kwt, star, dstar, self.sidx))
+                    break
+                if func.id in outer.byname or func.id in self._scope_names(s):
+                    break
+                s = outer.parent
+        if pending_prop:
+            fget = aencs[0] if aencs else U
+            fset = aencs[1] if len(aencs) > 1 else None
+            for k, e in zip(node.keywords, kwencs, strict=False):
+                if k.arg == "fget":
+                    fget = e
+                elif k.arg == "fset":
+                    fset = e
+            return ("prop", fget, fset)
         if result is not None:
             return result
+        if ft is ast.Name and nargs == 1 and not self.cur.get(func.id):
+            d = _BUILTIN_DUNDER.get(func.id)
+            if d is not None:
+                self._op_site(node.lineno, arg0, d, 0)
         if ft is ast.Name and nargs and fenc[1] in _ARG0_FUNCS:
             return ("c", fenc, arg0)
         return ("c", fenc)

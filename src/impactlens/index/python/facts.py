@@ -20,6 +20,8 @@ Expression encodings (``enc``)::
     ("sl", type, elems)     list/tuple/set display or comprehension (elements)
     ("dl", keys, values)    dict display (keys: literal str/int or None)
     ("it", enc)             an element obtained by iterating ``enc``
+    ("ix", enc, i)          element ``i`` of unpacking ``enc`` (``a, b = f()``)
+    ("prop", fget, fset)    ``property(fget, fset)`` in a class body
     ("en", enc)             the value bound by ``with enc as x``
     ("an", alts, sidx, v)   annotated: type alternatives ``alts`` evaluated in
                             scope ``sidx``; ``v`` the assigned value or None
@@ -39,6 +41,8 @@ Annotation alternatives (inside ``("an", alts, ...)``)::
 
     ("t", enc)              an instance of the class ``enc`` evaluates to
     ("seq", alts)           an iterable of ``alts``
+    ("tup", (alts, ...))    a fixed tuple ``tuple[A, B]``
+    ("map", kalts, valts)   a mapping ``dict[K, V]``
     ("type", alts)          the class object itself (``type[X]``)
     ("self",)               ``Self``
     ("none",)               ``None``
@@ -102,13 +106,16 @@ class Scope:
     flags: int = 0
     # class scopes
     bases: tuple[Enc, ...] = ()
+    meta: Enc | None = None  # the metaclass= keyword
     inst: dict[str, list[tuple[Enc, int, int, int]]] = field(default_factory=dict)
     # function scopes
     params: tuple[tuple[str, int, bool], ...] = ()  # (name, kind, has_default); kind below
     ret: Enc | None = None  # ("an", ...) return annotation
     returns: list[Enc] = field(default_factory=list)
     yields: list[Enc] = field(default_factory=list)
-    pcalls: dict[str, tuple[int, tuple[str, ...], bool, bool]] = field(default_factory=dict)
+    # parameters this function (or a closure inside it) calls:
+    # name → (nargs, kwnames, star, dstar, scope of the calling function)
+    pcalls: dict[str, tuple[int, tuple[str, ...], bool, bool, int]] = field(default_factory=dict)
     cls: int = -1  # enclosing class scope for methods
     setter: int = -1  # property setter scope for a getter
     # pytest

@@ -32,7 +32,8 @@ Locations (resolved further with :meth:`_Resolver.deref`, and the reason for
     ("V", module, name, bids)        a module-level variable (constant node)
     ("FLD", module, cls_sidx, name, recv)  a class or instance attribute (field node);
                                      recv: the instance's class when read via an instance
-    ("P", module, getter_sidx, recv) a property (reading calls the getter)
+    ("P", module, getter_sidx, recv, setter)  a property (reading calls the getter;
+                                     setter: (module, sidx) of property(fget, fset)'s fset)
 
 Every lookup returns a list of candidates plus an ``inferred`` flag: True when
 a step relied on an annotation, a return-type inference or a field's assigned
@@ -425,6 +426,11 @@ class _Resolver:
             return [("G",)], False
         if tag == "dyn":
             return [], False
+        if tag == "ix":
+            vals, inf = self.vals(mf, sidx, enc[1], recv)
+            return self.unpack(vals, enc[2]), inf
+        if tag == "prop":
+            return [("PROPOBJ", mf.module, sidx, enc)], False
         return [U_RECV], False
 
     def _is_namespace_pkg(self, mf: PyFileFacts, top: str) -> bool:
@@ -684,6 +690,19 @@ class _Resolver:
                 out.extend(got if got is not None else [U_RECV])
             elif t == "SL" or t == "SEQ" or t == "GEN":
                 out.extend(self.iterate([v]))
+            elif t == "TUP":
+                out.extend(self.unpack([v], key) if isinstance(key, int) and key >= 0
+                           else self.iterate([v]))
+            elif t == "MAP":
+                out.extend(v[2])
+            elif t == "I":
+                got, _ = self.class_attr((v[1], v[2]), "__getitem__", True)
+                res: Items = []
+                for f in got:
+                    if f[0] == "F":
+                        r, _ = self.returns(f[1], f[2], f[4])
+                        res.extend(r)
+                out.extend(res or [U_RECV])
             elif t == "K" and v[1] in ("str", "bytes"):
                 out.append(v)
             elif t == "X" or t == "XI" or t == "K":
@@ -691,6 +710,25 @@ class _Resolver:
             else:
                 out.append(U_RECV)
         return out, inf
+
+    def unpack(self, vals: Items, i: int) -> Items:
+        """Element ``i`` of destructuring each value (``a, b = value``)."""
+        out: Items = []
+        for v in vals:
+            t = v[0]
+            if t == "SL":
+                got = self.entry_vals(v, i)
+                got = got if got is not None else [U_RECV]
+            elif t == "TUP":
+                got = list(v[1][i]) if i < len(v[1]) else [U_RECV]
+            elif t == "N":
+                continue
+            else:
+                got = self.iterate([v])
+            for g in got:
+                if g not in out:
+                    out.append(g)
+        return out
 
     def iterate(self, vals: Items) -> Items:
         out: Items = []
@@ -713,6 +751,15 @@ class _Resolver:
                         out.append(g)
             elif t == "GEN":
                 for g in self.yields(v[1], v[2], v[3]):
+                    if g not in out:
+                        out.append(g)
+            elif t == "TUP":
+                for part in v[1]:
+                    for g in part:
+                        if g not in out:
+                            out.append(g)
+            elif t == "MAP":
+                for g in v[1]:
                     if g not in out:
                         out.append(g)
             elif t == "K" and v[1] in ("str",):
@@ -802,6 +849,12 @@ class _Resolver:
                 for v in self.ann_vals(mf, ctx, a[1], recv):
                     if v[0] == "I":
                         out.append(("C", v[1], v[2]))
+            elif t == "tup":
+                out.append(("TUP", tuple(tuple(self.ann_vals(mf, ctx, part, recv))
+                                         for part in a[1])))
+            elif t == "map":
+                out.append(("MAP", tuple(self.ann_vals(mf, ctx, a[1], recv)),
+                            tuple(self.ann_vals(mf, ctx, a[2], recv))))
             elif t == "self":
                 if recv is not None:
                     out.append(("I", *recv))
@@ -840,7 +893,7 @@ class _Resolver:
                 got, i2 = self.super_attr(v, name)
             elif t == "X":
                 got = [("X", v[1] + "." + name)]
-            elif t in ("XI", "K", "SL", "SEQ", "DL", "B", "GEN"):
+            elif t in ("XI", "K", "SL", "SEQ", "DL", "B", "GEN", "TUP", "MAP"):
                 got = [XI]
             elif t == "F":
                 got = [XI]  # function attributes (decorator-added): outside the repo
@@ -942,7 +995,7 @@ class _Resolver:
                 fs = bind[1][1]
                 fl = mf.scopes[fs].flags
                 if fl & F_PROPERTY:
-                    out.append(("P", mf.module, fs, recv) if on_instance
+                    out.append(("P", mf.module, fs, recv, None) if on_instance
                                else ("F", mf.module, fs, False, recv))
                 elif fl & F_STATICMETHOD:
                     out.append(("F", mf.module, fs, False, None))
@@ -953,6 +1006,16 @@ class _Resolver:
             elif kind in (B_CLASS, B_IMPORT):
                 got, _ = self.ev(mf, k[1], bind[1], None)
                 out.extend(got)
+            elif bind[1][0] == "prop":
+                getters, _ = self.vals(mf, k[1], bind[1][1], None)
+                setter = None
+                if bind[1][2] is not None:
+                    setters, _ = self.vals(mf, k[1], bind[1][2], None)
+                    setter = next(((f[1], f[2]) for f in setters if f[0] == "F"), None)
+                for g in getters:
+                    if g[0] == "F":
+                        out.append(("P", g[1], g[2], recv, setter) if on_instance
+                                   else ("F", g[1], g[2], False, None))
             else:
                 assign = True
         if assign:
@@ -1087,7 +1150,7 @@ def _c3(seqs: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
     return out
 
 
-_IMPLICIT = frozenset({"deco", "raise", "iter", "with"})
+_IMPLICIT = frozenset({"deco", "raise", "iter", "with", "op", "classdef"})
 _CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
 _SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
                 "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
@@ -1152,6 +1215,12 @@ class _Sites(_Resolver):
         """Calls the interpreter makes: decorator factories' results, ``raise Error``,
         ``for`` (``__iter__``/``__next__``) and ``with`` (``__enter__``/``__exit__``)."""
         line, fenc, special = site[0], site[1], site[7]
+        if kind == "op":
+            self._dunder_call(mf, sidx, site, src, sink, recv)
+            return
+        if kind == "classdef":
+            self._class_creation(mf, sidx, site, src, sink)
+            return
         if kind == "deco":
             items, inf = self.ev(mf, sidx, fenc, recv)
             self._emit_callee(mf, sidx, items, inf, site, src, sink, recv, quiet=True)
@@ -1192,6 +1261,68 @@ class _Sites(_Resolver):
                         sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line, res,
                                            call_detail(3, (), False, False, True),
                                            (f[1], f[2])))
+
+    def _dunder_call(self, mf: PyFileFacts, sidx: int, site: Any, src: str, sink: _Sink,
+                     recv: Any) -> None:
+        """``a + b`` → ``a.__add__`` (else ``b.__radd__``), ``x[k]``, ``len(x)``, ``k in x``...
+        Only for receivers of a known repository class that defines the method."""
+        line, fenc, nargs, special = site[0], site[1], site[2], site[7]
+        _op, dunder, rdunder, right = special
+        found = self._dunder_edges(mf, sidx, fenc, dunder, nargs, line, src, sink, recv)
+        if not found and dunder.startswith("__i") and rdunder:
+            found = self._dunder_edges(mf, sidx, fenc, rdunder, nargs, line, src, sink, recv)
+        elif not found and right is not None and rdunder:
+            self._dunder_edges(mf, sidx, right, rdunder, nargs, line, src, sink, recv)
+
+    def _dunder_edges(self, mf: PyFileFacts, sidx: int, enc: Enc, dunder: str, nargs: int,
+                      line: int, src: str, sink: _Sink, recv: Any) -> bool:
+        if enc[0] == "u":
+            return False
+        vals, inf = self.vals(mf, sidx, enc, recv)
+        found = False
+        for v in vals:
+            if v[0] != "I":
+                continue
+            got, _ = self.class_attr((v[1], v[2]), dunder, True)
+            for f in got:
+                if f[0] == "F":
+                    found = True
+                    sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line,
+                                       R_INFERRED if inf else R_EXACT,
+                                       call_detail(nargs, (), False, False, True), (f[1], f[2])))
+        return found
+
+    def _class_creation(self, mf: PyFileFacts, sidx: int, site: Any, src: str,
+                        sink: _Sink) -> None:
+        """``class C(Base, metaclass=M)`` calls ``Base.__init_subclass__`` and ``M``'s
+        ``__new__``/``__init__`` (the metaclass may come from a base)."""
+        line = site[0]
+        ck = (mf.module, site[1][1])
+        order, _gap = self.mro(ck)
+        if len(order) > 1:
+            got, _ = self.class_attr(ck, "__init_subclass__", False, 1)
+            for f in got:
+                if f[0] == "F":
+                    sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line, R_EXACT,
+                                       call_detail(0, (), False, True, True), (f[1], f[2])))
+        for k in order:
+            kmf = self.mod(k[0])
+            if kmf is None or kmf.scopes[k[1]].meta is None:
+                continue
+            ksc = kmf.scopes[k[1]]
+            metas, _ = self.vals(kmf, ksc.parent, ksc.meta, None)
+            for m in metas:
+                if m[0] != "C":
+                    continue
+                for name, n in (("__new__", 4), ("__init__", 3)):
+                    got, _ = self.class_attr((m[1], m[2]), name, True)
+                    for f in got:
+                        if f[0] == "F":
+                            sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line,
+                                               R_EXACT, call_detail(n, (), False, True,
+                                                                    name == "__init__"),
+                                               (f[1], f[2])))
+            break
 
     def _dict_key_known(self, mf: PyFileFacts, sidx: int, fenc: Enc, recv: Any) -> bool:
         """``table["lit"]`` / ``items[2]`` into a display whose entry is known."""
@@ -1377,8 +1508,8 @@ class _Sites(_Resolver):
                             pname = pos
                 if pname is None or pname not in cs.pcalls:
                     continue
-                n, kw, st, dst_ = cs.pcalls[pname]
-                caller = cs.qual
+                n, kw, st, dst_, caller_sidx = cs.pcalls[pname]
+                caller = cmf.scopes[caller_sidx].qual
                 vals, _ = self.vals(mf, sidx, aenc, recv)
                 for v in vals:
                     if v[0] == "F":
@@ -1476,7 +1607,9 @@ class _Sites(_Resolver):
                                        call_detail(0, (), False, False, True), (it[1], it[2])))
                 if "w" in access:
                     setter = gmf.scopes[it[2]].setter
-                    tk = (it[1], setter if setter >= 0 else it[2])
+                    tk = it[4] or (it[1], setter if setter >= 0 else it[2])
+                    if it[4] is not None:
+                        gid = self.scope_id(*it[4])
                     sink.edges.append((src, gid, K_CALL, line, res,
                                        call_detail(1, (), False, False, True), tk))
             elif (t == "F" or t == "C") and access == "r":

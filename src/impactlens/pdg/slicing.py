@@ -301,7 +301,10 @@ def pdg_impact(
     out["affected_statements"] = [s.as_dict() for s in local.statements]
     out["affected_statement_count"] = len(local.statements)
     if view is None or target is None or local.pdg is None:
-        out["note"] += " (no index: inter-procedural parts skipped)"
+        why = ("no index" if view is None else
+               "no indexed function encloses this line (module/class level, or a file "
+               "changed since the last index)")
+        out["note"] += f" ({why}: inter-procedural parts skipped)"
         return out
     _interprocedural(view, cache, target, local, direction, hops, out)
     return out

@@ -9,7 +9,7 @@ from impact.graphs import Graph, module_of
 from impactlens.impact.dag import cause_label
 from impactlens.impact.pipeline import run_pipeline
 from impactlens.impact.tokens import count_tokens
-from impactlens.model import AtomicChange, ChangeType, FileChange
+from impactlens.model import AtomicChange, ChangeType, EdgeKind, FileChange
 from impactlens.settings import DEFAULT
 
 BEFORE = "class LoginService:\n    def login(self, user):\n        return user\n"
@@ -73,19 +73,21 @@ def test_nodes_carry_kind_file_line_signature_and_batch():
 
 def test_low_risk_ancestor_that_connects_an_obligation_is_kept_without_batch():
     g = Graph()
-    g.method(SEED, ids=("login",))
-    g.fn("app.zz.qq", ids=("qq",))  # distance 1, no lexical overlap, binds → still MAY
-    g.fn("app.zz.rr", ids=("rr",))
-    g.call("app.zz.qq", SEED, args=1, star=True, bound=True)
-    g.call("app.zz.rr", "app.zz.qq")
+    g.cls("app.auth.LoginService", ids=("login", "service"))
+    g.cls("app.zz.Qq", ids=("qq",))  # its base: distance 1, no evidence, no lexical overlap
+    g.cls("app.zz.Rr", ids=("rr",))  # the base's base: distance 2 → MAY-IMPACT
+    g.edge("app.auth.LoginService", "app.zz.Qq", EdgeKind.INHERIT)
+    g.edge("app.zz.Qq", "app.zz.Rr", EdgeKind.INHERIT)
     g.test("tests/test_rr.py::test_rr")
-    g.tests("tests/test_rr.py::test_rr", "app.zz.rr")
-    d = dag(g)
+    g.tests("tests/test_rr.py::test_rr", "app.zz.Rr")
+    d = dag(g, "class LoginService(Qq):\n    pass\n",
+            "class LoginService(Qq, Mixin):\n    pass\n")
     nodes = {n["entity"]: n["batch_id"] for n in d["nodes"]}
-    assert nodes["app.zz.rr"] is None  # LOW-RISK: not in a batch, but on the cause path
+    assert nodes["app.zz.Qq"] is None  # LOW-RISK: not in a batch, but on the cause path
+    assert nodes["app.zz.Rr"] is not None
     edges = {(e["from"], e["to"]) for e in d["edges"]}
-    assert {(SEED, "app.zz.qq"), ("app.zz.qq", "app.zz.rr"),
-            ("app.zz.rr", "tests/test_rr.py::test_rr")} <= edges
+    assert {("app.auth.LoginService", "app.zz.Qq"), ("app.zz.Qq", "app.zz.Rr"),
+            ("app.zz.Rr", "tests/test_rr.py::test_rr")} <= edges
 
 
 def test_node_and_edge_caps():

@@ -73,6 +73,8 @@ def test_a_graph_without_batch_reads_is_read_id_by_id():
     assert c.in_edges_many(["app.a", "app.b"], frozenset({EdgeKind.CALL})) == {
         "app.a": g.in_edges("app.a", frozenset({EdgeKind.CALL}))}
     assert c.nodes(["app.a", "nope"]) == {"app.a": g.node("app.a")}
+    assert CachedGraph(g).nodes(i for i in ("app.a", "app.b")) == {  # any iterable
+        "app.a": g.node("app.a"), "app.b": g.node("app.b")}
 
 
 def test_out_neighbours_many_matches_the_out_edges(make_repo):

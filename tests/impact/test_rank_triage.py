@@ -31,14 +31,15 @@ def triage(g: Graph, change: AtomicChange, co_change: dict[str, float] | None = 
     tests = change_tests(g, change, res, change.entity, s)
     ranked = rank(g, change.entity, change.after_sig, res, tests, co_change or {},
                   module_of=module_of, exclude_files={change.file}, settings=s)
-    out = tr.triage(change, change.entity, res, ranked, tests, edited=edited, settings=s)
+    out = tr.triage(change, change.entity, res, ranked, tests, edited=edited, graph=g,
+                    settings=s)
     return {e.entity: (e.bucket.value, e.conf) for e in out}
 
 
 def reasons(g: Graph, change: AtomicChange) -> dict[str, str]:
     res = walk(g, change.entity, select_relations(change))
     ranked = rank(g, change.entity, change.after_sig, res, (), {}, module_of=module_of)
-    return {e.entity: e.reason for e in tr.triage(change, change.entity, res, ranked)}
+    return {e.entity: e.reason for e in tr.triage(change, change.entity, res, ranked, graph=g)}
 
 
 def sig_change(params: Params = NEW_SIG) -> AtomicChange:
@@ -240,7 +241,7 @@ def test_delete_references_are_must_inspect():
     assert got == {"app.m.user": ("must_inspect", 0.7), "app.n": ("must_inspect", 0.7)}
 
 
-def test_field_uses_are_must_constructions_are_not():
+def test_a_changed_field_value_makes_readers_and_constructions_may_impact():
     g = Graph()
     g.cls("app.m.Config", ids=("config",))
     g.field("app.m.Config.timeout", ids=("config", "timeout"))
@@ -249,8 +250,12 @@ def test_field_uses_are_must_constructions_are_not():
     g.edge("app.m.read_timeout", "app.m.Config.timeout", EdgeKind.USE)
     g.new("app.m.make_config", "app.m.Config")
     got = triage(g, AtomicChange(CT.FIELD, "app.m.Config.timeout", "app/m.py", (2, 2)))
-    assert got["app.m.read_timeout"][0] == "must_inspect"
+    # the field still exists: its readers see a new value, nothing is proven broken
+    assert got["app.m.read_timeout"][0] == "may_impact"
     assert got["app.m.make_config"][0] == "may_impact"
+    assert "reads the field whose value changed" in reasons(
+        g, AtomicChange(CT.FIELD, "app.m.Config.timeout", "app/m.py", (2, 2)))[
+            "app.m.read_timeout"]
 
 
 @pytest.mark.parametrize("ct", [CT.CONSTRUCTOR, CT.CLASS_DECL])
@@ -272,6 +277,81 @@ def test_instantiations_that_no_longer_bind_are_must(ct):
     assert got["app.m.old_signup"][0] == "must_inspect"
     assert got["app.m.Admin.__init__"][0] == "must_inspect"  # super().__init__(name)
     assert got["app.m.new_signup"][0] != "must_inspect"
+
+
+def test_positional_argument_that_now_lands_in_another_parameter_is_a_break():
+    before = Params(args=("self", "name", "price", "qty"), n_defaults=1, binding="method")
+    after = Params(args=("self", "name", "price", "currency", "qty"), n_defaults=1,
+                   binding="method")
+    site = call_detail(3)  # Item(name, price, qty): binds by count …
+    ok, why = tr.bind(after, site, instantiation=True, before=before)
+    assert ok is False and "lands in 'currency' instead of 'qty'" in why
+    assert tr.bind(after, call_detail(2), instantiation=True, before=before)[0] is False
+    # … a keyword call and a call that stops before the insertion still mean the same
+    assert tr.bind(after, call_detail(2, ("currency",)), instantiation=True,
+                   before=before)[0] is True
+    # a renamed parameter keeps its position: positional callers are unaffected
+    renamed = Params(args=("self", "title", "price", "qty"), n_defaults=1, binding="method")
+    assert tr.bind(renamed, site, instantiation=True, before=before)[0] is True
+
+
+@pytest.mark.parametrize(("base", "override", "ok"), [
+    ("(self, x, y=None)", "(self, x, y=None)", True),
+    ("(self, x, y=None)", "(self, x)", False),  # a call passing y through the base fails
+    ("(self, x)", "(self, x, y)", False),  # the base's callers never pass y
+    ("(self, x)", "(self, x, y=1)", True),
+    ("(self, x)", "(self, z)", False),  # x=... through the base fails
+    ("(self, x, *, k=1)", "(self, x, **kw)", True),
+    ("(self, x, *, k=1)", "(self, x, *, k)", False),
+    ("(self, x, *args)", "(self, x)", False),
+    ("(self, x, y=None)", "(self, *args, **kwargs)", True),
+])
+def test_override_consistency(base, override, ok):
+    def params(sig: str) -> Params:
+        from impactlens.model import Node, NodeKind
+        node = Node("m.C.f", NodeKind.METHOD, "m.C.f", "m.py", 1, 2, f"def f{sig}:")
+        got = tr.node_params(node)
+        assert got is not None
+        return got
+    assert tr.accepts_base_calls(params(base), params(override))[0] is ok
+
+
+def test_overriders_that_no_longer_accept_the_base_calls_are_must_inspect():
+    g = Graph()
+    base = "app.b.Backend.authenticate"
+    g.method(base, "def authenticate(self, user, secret):", ids=("authenticate",))
+    for name, sig in (("Password", "def authenticate(self, user, secret):"),
+                      ("Token", "def authenticate(self, user, secret, otp=None):"),
+                      ("Any", "def authenticate(self, *args, **kwargs):")):
+        g.method(f"app.b.{name}.authenticate", sig, ids=("zz",))
+        g.edge(f"app.b.{name}.authenticate", base, EdgeKind.OVERRIDE)
+    c = AtomicChange(CT.METHOD_SIGNATURE, base, "app/b.py", (2, 2),
+                     after_sig="def authenticate(self, user, secret, otp=None):",
+                     before_params=Params(args=("self", "user", "secret"), binding="method"),
+                     after_params=Params(args=("self", "user", "secret", "otp"), n_defaults=1,
+                                         binding="method"))
+    got = triage(g, c)
+    assert got["app.b.Password.authenticate"][0] == "must_inspect"
+    assert got["app.b.Token.authenticate"][0] == "may_impact"  # already takes otp
+    assert got["app.b.Any.authenticate"][0] == "may_impact"
+    why = reasons(g, c)["app.b.Password.authenticate"]
+    assert "no longer matches the changed base: the override does not take 'otp'" in why
+    # the changed method as an override: its base is the other side of the contract
+    up = AtomicChange(CT.METHOD_SIGNATURE, "app.b.Password.authenticate", "app/b.py", (2, 2),
+                      before_params=Params(args=("self", "user", "secret"), binding="method"),
+                      after_params=Params(args=("self", "user", "secret", "otp"),
+                                          binding="method"))
+    assert triage(g, up)[base][0] == "must_inspect"
+
+
+def test_callers_of_an_escaping_body_change_are_may_impact_whatever_their_lex():
+    g = Graph()
+    g.fn("app.m.tax", ids=("tax",))
+    g.fn("app.z.qq", ids=("qq",))  # no lexical coupling at all
+    g.call("app.z.qq", "app.m.tax", args=1)
+    c = AtomicChange(CT.METHOD_BODY, "app.m.tax", "app/m.py", (2, 2))  # no body: propagates
+    assert triage(g, c)["app.z.qq"][0] == "may_impact"
+    assert "observes the changed behaviour" in reasons(g, c)["app.z.qq"]
 
 
 def test_class_decl_without_own_init_is_not_provable():
@@ -306,7 +386,8 @@ test_conf = st.sampled_from([0.0, 0.45, 0.5, 0.56, 1.0])
 
 
 @given(walked=st.booleans(), distance=st.integers(0, 4),
-       verdict=st.sampled_from([tr.BREAK, tr.BINDS, tr.UNKNOWN, tr.NONE]), lex_=unit,
+       verdict=st.sampled_from([tr.BREAK, tr.BINDS, tr.UNKNOWN, tr.AFFECTED, tr.NONE]),
+       lex_=unit,
        co=unit, tc=test_conf)
 def test_bucket_thresholds(walked, distance, verdict, lex_, co, tc):
     hard = walked or tc > 0
@@ -324,8 +405,14 @@ def test_bucket_thresholds(walked, distance, verdict, lex_, co, tc):
         # the soft / test / structural-conf thresholds each force MAY-IMPACT
         if co >= s.cochange_min or tc >= s.test_min or max(hard_conf, co) >= s.may_min:
             assert bucket is Bucket.MAY
+        # every walk member beyond distance 1 is MAY-IMPACT; so is one at distance 1
+        # with no binding break (checked, uncheckable or perturbed by its relation)
+        if walked and (distance >= 2 or (distance == 1 and verdict in (
+                tr.BINDS, tr.UNKNOWN, tr.AFFECTED))):
+            assert bucket is Bucket.MAY
         # LOW-RISK only below every threshold
         if bucket is Bucket.LOW:
             assert co < s.cochange_min and tc < s.test_min and hard_conf < s.may_min
             assert max(hard_conf, co) < s.may_min
-            assert not walked or (lex_ < s.lex_min and verdict in (tr.NONE, tr.BREAK))
+            assert not walked or distance == 0 or (
+                distance == 1 and lex_ < s.lex_min and verdict == tr.NONE)

@@ -62,7 +62,8 @@ class CachedGraph:
 
     def nodes(self, ids: Iterable[str]) -> dict[str, Node]:
         """The known nodes among ``ids`` (missing ones are fetched in one batch)."""
-        want = [i for i in dict.fromkeys(ids) if i not in self._node]
+        ids = list(dict.fromkeys(ids))
+        want = [i for i in ids if i not in self._node]
         if want:
             if self._batch_nodes:
                 self.queries += 1

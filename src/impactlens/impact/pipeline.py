@@ -89,7 +89,7 @@ def run_pipeline(
                           dict(scoring.get(ch.file, ())), module_of=module_of,
                           exclude_files=edited_files, settings=settings)
         entries = triage_stage.triage(ch, seed, result, ranked, hits, edited=edited,
-                                      settings=settings)
+                                      graph=graph, settings=settings)
         walks.append((ch, result, seed))
         tests.append(hits)
         per_entries.extend(entries)

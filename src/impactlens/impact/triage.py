@@ -2,23 +2,30 @@
 
 MUST-INSPECT needs proof: a hard-edge neighbour at distance 1 through a relation
 the change provably perturbs — a call/instantiation site whose arguments no
-longer bind against the *new* parameter list, or a reference to a removed symbol
-or changed field. MAY-IMPACT: hard-edge reachable but not proven (a site that
-still binds, or cannot be checked, or any member with ``lex ≥ LEX_MIN``), a
-co-change-only candidate with ``score ≥ COCHANGE_MIN``, or a test with
-``confidence ≥ TEST_MIN``. Everything else is LOW-RISK.
+longer bind against the *new* parameter list (or bind, but a positional argument
+now lands in another parameter), a reference to a removed symbol, or an override
+that no longer accepts the calls its base accepts. MAY-IMPACT: hard-edge
+reachable but not proven — distance ≥ 2, or distance 1 with no binding break (a
+site that still binds or cannot be checked, a reader of a changed value, a caller
+of an escaping body change, a subclass; with no evidence at all, ``lex ≥
+LEX_MIN``) — a co-change-only candidate with ``score ≥ COCHANGE_MIN``, or a test
+with ``confidence ≥ TEST_MIN``. Everything else the walk touched is LOW-RISK.
 
 ``conf = max(hard_conf, co_change_score, test_confidence)`` with
-``hard_conf = lex · 0.5^(distance − 1)``; MUST entries report ``conf ≥ MUST_MIN``.
+``hard_conf = lex · 0.5^(distance − 1)`` orders the entries; MUST entries report
+``conf ≥ MUST_MIN``.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from impactlens.impact.classify import params_of
 from impactlens.impact.dag import cause_label
+from impactlens.impact.graphcache import cached
 from impactlens.impact.relations import CONSTRUCTOR_NAMES
 from impactlens.model import (
     AtomicChange,
@@ -26,6 +33,9 @@ from impactlens.model import (
     ChangeType,
     Edge,
     EdgeKind,
+    GraphView,
+    Node,
+    NodeKind,
     Params,
     RankedMember,
     Relation,
@@ -37,25 +47,42 @@ from impactlens.model import (
 )
 from impactlens.settings import DEFAULT, Settings
 
-BREAK, BINDS, UNKNOWN, NONE = "break", "binds", "unknown", "none"
+BREAK, BINDS, UNKNOWN, AFFECTED, NONE = "break", "binds", "unknown", "affected", "none"
 _RANK = {Bucket.MUST: 0, Bucket.MAY: 1, Bucket.LOW: 2}
+R = Relation
 
-# relations whose distance-1 references are broken by a delete / field change
+# relations whose distance-1 references are broken by a delete (references to the removed
+# symbol). A field change keeps the symbol: its readers see a new value, nothing breaks.
 _REFERENCE = {
-    ChangeType.DELETE: frozenset({Relation.CALLED_BY, Relation.USED_BY, Relation.IMPORTED_BY,
-                                  Relation.INSTANTIATED_BY}),
-    ChangeType.FIELD: frozenset({Relation.USED_BY}),
+    ChangeType.DELETE: frozenset({R.CALLED_BY, R.USED_BY, R.IMPORTED_BY, R.INSTANTIATED_BY}),
+}
+
+# distance-1 relations that carry the change to the neighbour by their nature, without a
+# binding question: perturbed, not proven broken (MAY-IMPACT whatever the lexical score)
+_AFFECTS: Mapping[ChangeType, Mapping[Relation, str]] = {
+    ChangeType.METHOD_BODY: {R.CALLERS: "observes the changed behaviour (the change escapes)"},
+    ChangeType.FIELD: {R.USED_BY: "reads the field whose value changed",
+                       R.CONSTRUCTED_BY: "constructs instances that carry the changed field",
+                       R.SUBCLASS_OF: "inherits the changed field"},
+    ChangeType.CLASS_DECL: {R.SUBCLASS_OF: "inherits the changed class declaration"},
+    ChangeType.IMPORT: {R.IMPORTED_BY: "uses the re-bound imported name"},
+    ChangeType.DELETE: {R.OVERRIDDEN_BY: "overrode the removed method; re-check its callers"},
 }
 
 
 # ------------------------------------------------------------ binding check
-def bind(params: Params, detail: str, *, instantiation: bool = False) -> tuple[bool | None, str]:
+def bind(params: Params, detail: str, *, instantiation: bool = False,
+         before: Params | None = None) -> tuple[bool | None, str]:
     """Does a call site (``Edge.detail`` JSON) bind against ``params``?
 
     ``True`` binds, ``False`` is a proven break (with the TypeError Python would
     raise, in words), ``None`` cannot be decided (``*args``/``**kwargs`` at the
     site, or no site detail recorded). An instantiation always supplies the
     receiver; a plain call supplies it when the site's ``bound`` says so.
+
+    With the ``before`` parameter list a site that still binds by count is also a
+    break when one of its positional arguments now lands in a different parameter
+    (a parameter inserted before, or a reordering): ``f(a, b)`` against ``f(x, new, y)``.
     """
     try:
         d = json.loads(detail) if detail else None
@@ -99,7 +126,111 @@ def bind(params: Params, detail: str, *, instantiation: bool = False) -> tuple[b
     missing += [k for k in params.kwonly_required if k not in filled]
     if missing:
         return False, f"missing required argument {missing[0]!r}"
+    if before is not None:
+        old = list(before.positional)
+        if consume and old:
+            old = old[1:]
+        new = [n for n, _, _ in plist]
+        for i, name in enumerate(old[:nargs]):
+            if name in new and new.index(name) != i and i < len(new):
+                return False, (f"positional argument {i + 1} still binds but now lands in "
+                               f"{new[i]!r} instead of {name!r}")
     return True, "call still binds against the new signature"
+
+
+# ------------------------------------------------------- override consistency
+def _receiverless(p: Params) -> list[tuple[str, bool]]:
+    """``(name, optional)`` of the positional parameters a caller passes."""
+    pos = list(p.positional)
+    n_req = len(pos) - p.n_defaults
+    out = [(n, i >= n_req) for i, n in enumerate(pos)]
+    return out[1:] if p.binding in ("method", "classmethod") and out else out
+
+
+def accepts_base_calls(base: Params, override: Params) -> tuple[bool, str]:
+    """Does ``override`` accept every call ``base`` accepts, binding each argument to the
+    same parameter? (A call through the base interface reaches the override.)"""
+    if override.vararg is not None and override.kwarg is not None:
+        return True, "the override takes *args and **kwargs"
+    b, o = _receiverless(base), _receiverless(override)
+    o_names = {n for n, _ in o}
+    for i, (name, opt) in enumerate(b):
+        if i >= len(o):
+            return False, f"the override does not take {name!r}"
+        oname, oopt = o[i]
+        if oname != name:
+            return False, f"parameter {i + 1} is {name!r} in the base, {oname!r} in the override"
+        if opt and not oopt:
+            return False, f"{name!r} is optional in the base but required in the override"
+    for oname, oopt in o[len(b):]:
+        if not oopt:
+            return False, f"the override requires {oname!r}, which the base does not take"
+    if base.vararg is not None and override.vararg is None:
+        return False, "the base takes *args, the override does not"
+    if base.kwarg is not None and override.kwarg is None:
+        return False, "the base takes **kwargs, the override does not"
+    for k in base.kwonly:
+        if k not in override.kwonly and k not in o_names and override.kwarg is None:
+            return False, f"the override does not take keyword {k!r}"
+        if k not in base.kwonly_required and k in override.kwonly_required:
+            return False, f"{k!r} is optional in the base but required in the override"
+    for k in override.kwonly_required:
+        if k not in base.kwonly_required:
+            return False, f"the override requires keyword {k!r}, which the base does not take"
+    return True, "the override still accepts every call through the base"
+
+
+def node_params(node: Node | None) -> Params | None:
+    """The parameter list of an indexed def, parsed from its one-line signature."""
+    if node is None or not node.signature:
+        return None
+    sig = node.signature
+    at = sig.find("def ")
+    if at < 0:
+        return None
+    head = sig[at:]
+    if sig[:at].strip().endswith("async"):
+        head = "async " + head
+    try:
+        fn = ast.parse(head.rstrip().rstrip(":") + ":\n    pass\n").body[0]
+    except (SyntaxError, ValueError, IndexError):
+        return None
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    params = params_of(fn, node.kind is NodeKind.METHOD)
+    decos = {d.rsplit(".", 1)[-1] for d in node.decorators}
+    if node.kind is NodeKind.METHOD and decos & {"staticmethod", "classmethod"}:
+        return replace(params, binding=sorted(decos & {"staticmethod", "classmethod"})[0])
+    return params
+
+
+def override_verdict(change: AtomicChange, relations: Sequence[Relation],
+                     member: Node | None) -> tuple[str, str] | None:
+    """A signature change and its overridden base / its overriders: does the override still
+    accept the base's calls — and did it before? ``None`` when no override is involved."""
+    if change.change_type is not ChangeType.METHOD_SIGNATURE:
+        return None
+    up, down = R.OVERRIDES in relations, R.OVERRIDDEN_BY in relations
+    if not (up or down):
+        return None
+    other = node_params(member)
+    if other is None or change.after_params is None:
+        return NONE, ""
+    if up:  # the changed method overrides `member`
+        ok_after, why = accepts_base_calls(other, change.after_params)
+        ok_before = (change.before_params is None
+                     or accepts_base_calls(other, change.before_params)[0])
+        role = "the changed override no longer matches this base"
+    else:  # `member` overrides the changed method
+        ok_after, why = accepts_base_calls(change.after_params, other)
+        ok_before = (change.before_params is None
+                     or accepts_base_calls(change.before_params, other)[0])
+        role = "this override no longer matches the changed base"
+    if ok_after:
+        return BINDS, why
+    if not ok_before:
+        return UNKNOWN, f"override already inconsistent before the change ({why}); re-check it"
+    return BREAK, f"{role}: {why} (via {'Overrides' if up else 'OverriddenBy'})"
 
 
 def _sites(change: AtomicChange, seed: str, edges: Iterable[Edge]) -> list[tuple[Edge, bool]]:
@@ -128,16 +259,36 @@ def _edited(e: Edge, edited: Mapping[str, frozenset[int]] | None) -> bool:
 
 def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
                  edges: Sequence[Edge],
-                 edited: Mapping[str, frozenset[int]] | None = None) -> tuple[str, str]:
-    """Verdict for a distance-1 member: ``break`` (proven), ``binds``, ``unknown``
-    (a binding site that cannot be checked) or ``none`` (no binding site)."""
+                 edited: Mapping[str, frozenset[int]] | None = None,
+                 member: Node | None = None) -> tuple[str, str]:
+    """Verdict for a distance-1 member: ``break`` (proven), ``binds`` (checked, still
+    binds), ``unknown`` (a binding site that cannot be checked), ``affected`` (reached over
+    a relation that carries the change by its nature: a reader of a changed value, a
+    caller of an escaping body change, a subclass) or ``none`` (no evidence either way).
+    ``member`` is the neighbour's node (its signature, for override consistency)."""
+    ct = change.change_type
+    verdicts = [v for v in (_reference_verdict(change, seed, relations, edges, edited),
+                            _binding_verdict(change, seed, edges, edited),
+                            override_verdict(change, relations, member))
+                if v is not None]
+    affects = _AFFECTS.get(ct, {})
+    verdicts += [(AFFECTED, affects[r]) for r in relations if r in affects]
+    if not verdicts:
+        return NONE, ""
+    order = {BREAK: 0, UNKNOWN: 1, AFFECTED: 2, BINDS: 3, NONE: 4}
+    return min(verdicts, key=lambda v: order[v[0]])
+
+
+def _reference_verdict(change: AtomicChange, seed: str, relations: Sequence[Relation],
+                       edges: Sequence[Edge], edited: Mapping[str, frozenset[int]] | None
+                       ) -> tuple[str, str] | None:
     ct = change.change_type
     refs = _REFERENCE.get(ct)
     if refs is not None:
         hit = sorted(r.value for r in relations if r in refs)
         if not hit:
-            return NONE, ""
-        what = "removed symbol" if ct is ChangeType.DELETE else "changed field"
+            return None
+        what = "removed symbol"
         ref_edges = sorted((e for e in edges if e.kind in _REFERENCE_KINDS),
                            key=lambda e: (e.file, e.line, e.kind.value))
         for e in ref_edges:
@@ -148,9 +299,14 @@ def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
         if ref_edges:
             return UNKNOWN, f"may reference the {what} (ambiguous target); re-check it"
         return BREAK, f"references the {what} via {hit[0]}"
+    return None
+
+
+def _binding_verdict(change: AtomicChange, seed: str, edges: Sequence[Edge],
+                     edited: Mapping[str, frozenset[int]] | None) -> tuple[str, str] | None:
     sites = _sites(change, seed, edges)
     if not sites:
-        return NONE, ""
+        return None
     if change.after_params is None:
         return UNKNOWN, "no constructor defined in the class itself; binding not checked"
     verdicts: list[tuple[int, str, str]] = []
@@ -159,7 +315,9 @@ def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
         if _edited(e, edited):
             verdicts.append((1, UNKNOWN, f"site {where} is edited by this change; re-check it"))
             continue
-        ok, why = bind(change.after_params, e.detail, instantiation=inst)
+        ok, why = bind(change.after_params, e.detail, instantiation=inst,
+                       before=change.before_params if change.before_params is not None
+                       and change.change_type is not ChangeType.CLASS_DECL else None)
         if ok is False and e.resolution is Resolution.AMBIGUOUS:
             verdicts.append((1, UNKNOWN, f"site {where} would not bind ({why}) but its "
                                          "target is ambiguous; re-check it"))
@@ -179,14 +337,25 @@ def perturbation(change: AtomicChange, seed: str, relations: Sequence[Relation],
 def bucket_for(*, walked: bool, hard: bool, distance: int, verdict: str, lex: float,
                co_change: float, test_conf: float,
                settings: Settings = DEFAULT) -> tuple[Bucket, float]:
-    """The §3.7 bucket and the reported combined confidence of one candidate."""
+    """The §3.7 bucket and the reported combined confidence of one candidate.
+
+    MUST-INSPECT: a walk member at distance 1 with a proven break. MAY-IMPACT: any other
+    walk member at distance ≥ 2 (reachable, not provably perturbed); a distance-1 member
+    with no binding break — checked and still binding, uncheckable, or perturbed by the
+    nature of its relation — or, with no such evidence at all, lexically coupled
+    (``lex ≥ LEX_MIN``); a soft candidate with ``co_change ≥ COCHANGE_MIN``; a test with
+    ``test_confidence ≥ TEST_MIN``. LOW-RISK: the rest the walk touched (tests below
+    TEST_MIN, weak co-change, a distance-1 neighbour with no evidence and no lexical
+    coupling). ``conf`` = max(lex·0.5^(d−1), co-change, test confidence) orders the
+    entries; MUST entries report at least MUST_MIN."""
     hard_conf = lex * 0.5 ** (distance - 1) if hard and distance >= 1 else 0.0
     conf = round(max(hard_conf, co_change, test_conf), 4)
     if walked and distance == 1 and verdict == BREAK:
         return Bucket.MUST, max(conf, settings.must_min)
     lex_ok = lex >= settings.lex_min or "lexical" not in settings.channels
     may = (
-        (walked and (verdict in (BINDS, UNKNOWN) or lex_ok))
+        (walked and distance >= 2)
+        or (walked and distance == 1 and (verdict in (BINDS, UNKNOWN, AFFECTED) or lex_ok))
         or max(hard_conf, co_change) >= settings.may_min
         or co_change >= settings.cochange_min
         or test_conf >= settings.test_min
@@ -202,9 +371,11 @@ def triage(
     tests: Sequence[TestImpact] = (),
     *,
     edited: Mapping[str, frozenset[int]] | None = None,
+    graph: GraphView | None = None,
     settings: Settings = DEFAULT,
 ) -> list[TriageEntry]:
-    """Triage entries of one atomic change (all buckets), ordered bucket, conf desc."""
+    """Triage entries of one atomic change (all buckets), ordered bucket, conf desc.
+    ``graph`` supplies the distance-1 neighbours' signatures (override consistency)."""
     if change.change_type is ChangeType.ADD:
         return [TriageEntry(
             entity=seed, file=change.file, conf=0.0, bucket=Bucket.LOW, distance=0,
@@ -212,12 +383,17 @@ def triage(
                     "(no reverse obligation)"))]
     walked = {m.entity: m for m in result.members}
     test_by_id = {t.test_id: t for t in tests}
+    near: dict[str, Node] = {}
+    if graph is not None and change.change_type is ChangeType.METHOD_SIGNATURE:
+        near = cached(graph).nodes(m.entity for m in result.members if m.distance == 1 and (
+            {R.OVERRIDES, R.OVERRIDDEN_BY} & set(m.admitting_relations)))
     out: list[TriageEntry] = []
     for r in ranked:
         m = walked.get(r.entity)
         verdict, why = NONE, ""
         if m is not None and m.distance == 1:
-            verdict, why = perturbation(change, seed, m.admitting_relations, m.edges, edited)
+            verdict, why = perturbation(change, seed, m.admitting_relations, m.edges, edited,
+                                        near.get(m.entity))
         bucket, conf = bucket_for(
             walked=m is not None, hard=r.hard, distance=r.distance, verdict=verdict,
             lex=r.lex, co_change=r.co_change_score, test_conf=r.test_confidence,

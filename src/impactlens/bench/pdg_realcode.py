@@ -131,7 +131,9 @@ def probe(project: Any, sample: list[tuple[Any, int, int]], direction: str,
         bfs_ms.append((t2 - t1) * 1000)
         work_ms.append((t3 - t2) * 1000)
         cg_s, pdg_s = _syms(cg["by_depth"]), _syms(pdg["by_depth"])
-        cg_all = cg_s | {t["id"] for t in cg.get("tests", [])}  # callers that are tests
+        cg_all = set(cg_s)
+        if direction == "upstream":  # callers that are tests are listed apart in `tests`
+            cg_all |= {t["id"] for t in cg.get("tests", [])}
         # the statement-precise counterpart of the call-graph reach in this direction:
         # downstream = callees invoked from the slice; upstream = callers whose
         # arguments reach the criterion (parameter ascent)

@@ -103,7 +103,8 @@ def test_walk_caps_nodes_keeping_the_nearest():
 
 def test_a_change_type_blind_walk_is_impossible(service):
     params = list(inspect.signature(walk).parameters)
-    assert params == ["graph", "seed", "relations", "settings"]  # no bare hop count
+    # no bare hop count: the relation set decides (import_binding only names the seed)
+    assert params == ["graph", "seed", "relations", "settings", "import_binding"]
     blind = RelationSet(CT.METHOD_BODY, (R.CALLED_BY, R.USED_BY, R.IMPORTED_BY))
     with pytest.raises(ValueError, match="change-type-blind"):
         walk(service, "app.auth.LoginService.login", blind)
@@ -218,7 +219,9 @@ def test_import_change_walks_importers():
     g.edge("app.views", "app.auth.hash_pw", EdgeKind.IMPORT)
     g.call("app.views.home", "app.auth.hash_pw")
     assert reached(g, change(CT.IMPORT, "app.auth.hash_pw")) == {
-        "app.views": (1, ("ImportedBy",))}
+        "app.views": (1, ("ImportedBy",)),
+        "app.views.home": (2, ("ImportedBy",)),  # uses the name app.views imported
+    }
 
 
 # ------------------------------------------------------------- escape gate (PDG def/use)

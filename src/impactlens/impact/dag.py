@@ -117,10 +117,10 @@ def build_dag(
         node = graph.node(n)
         seeded = seed_change.get(n)
         sig = (seeded.after_sig or seeded.before_sig) if seeded is not None else ""
-        if node is not None:
+        if node is not None and (seeded is None or seeded.kind != "import"):
             nodes.append(DagNode(n, node.kind.value, node.file, node.start_line,
                                  sig or node.signature, batch_of.get(n)))
-        elif seeded is not None:
+        elif seeded is not None:  # an import binding is described by its statement
             nodes.append(DagNode(n, seeded.kind, seeded.file, seeded.line_range[0], sig,
                                  batch_of.get(n)))
         else:

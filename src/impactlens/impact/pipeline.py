@@ -78,12 +78,14 @@ def run_pipeline(
         rels = select_relations(ch)
         if "walk" not in channels:  # §7.6 ablation: no structural walk
             rels = RelationSet(rels.change_type, (), rels.gated, rels.gate_reasons)
-        result = walk(graph, seed, rels, settings)
+        binding = import_binding(ch, modules[ch.file])
+        result = walk(graph, seed, rels, settings, import_binding=binding)
         if ch.change_type is ChangeType.ADD:
             hits: list = []
             ranked: list = []
         else:
-            hits = (change_tests(graph, ch, result, seed, settings)
+            hits = (change_tests(graph, ch, result, seed, settings,
+                                 include_seed=binding is None)
                     if "testmap" in channels else [])
             ranked = rank(graph, seed, ch.after_sig or ch.before_sig, result, hits,
                           dict(scoring.get(ch.file, ())), module_of=module_of,
@@ -118,6 +120,13 @@ def run_pipeline(
         co_change=tuple(sorted(cands.items())), co_change_note=note,
         unanalyzable=tuple(hidden), omitted_batches=omitted,
     )
+
+
+def import_binding(change: AtomicChange, module: str) -> tuple[str, str] | None:
+    """``(module, name)`` when the change is to a module-level import statement's name."""
+    if change.kind != "import" or not module or not change.entity.startswith(module + "."):
+        return None
+    return module, change.entity[len(module) + 1:]
 
 
 def graph_id(graph: GraphView, change: AtomicChange, module: str) -> str:

@@ -7,6 +7,7 @@ dependency direction (``src`` uses ``dst``; dependents are found on in-edges).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
@@ -225,3 +226,54 @@ def step(nodes: _Nodes, node_id: str, rel: Relation) -> list[tuple[str, Edge]]:
             uniq.append(item)
     uniq.sort(key=lambda t: (t[0], t[1].kind.value, t[1].file, t[1].line, t[1].detail))
     return uniq
+
+
+# ------------------------------------------------------------ import bindings
+_USES = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.INSTANTIATE, EdgeKind.INHERIT,
+                   EdgeKind.IMPORT})
+_IMPORT = frozenset({EdgeKind.IMPORT})
+
+
+def _import_names(e: Edge) -> tuple[str, str]:
+    """``(imported name, local name)`` of an IMPORT edge (``import a.b`` binds ``a``)."""
+    try:
+        d = json.loads(e.detail) if e.detail else {}
+    except ValueError:
+        d = {}
+    name = str(d.get("name") or e.dst.rsplit(".", 1)[-1]) if isinstance(d, dict) else ""
+    alias = d.get("alias") if isinstance(d, dict) else None
+    return name, str(alias) if alias else name.split(".", 1)[0]
+
+
+def binding_users(nodes: _Nodes, module: str, local: str) -> list[tuple[str, Edge]]:
+    """Dependents of the import binding ``local`` of ``module`` (an import statement's
+    name): the definitions of ``module`` that use what it binds, and the modules that
+    import that name *through* ``module`` (``from module import local``: the index
+    resolves the edge to the original target; the file's recorded dependency on
+    ``module`` tells it apart from a direct import of the original)."""
+    g = nodes.graph
+    first = local.split(".", 1)[0]
+    targets = sorted({e.dst for e in g.out_edges(module, _IMPORT)
+                      if _import_names(e)[1] == first})
+    deps_of = getattr(g, "dependents_of_modules", None)
+    try:
+        through = set(deps_of([module])) if callable(deps_of) else None
+    except Exception:  # a graph that cannot say: keep every re-importer (conservative)
+        through = None
+    mod = g.node(module)
+    own_file = mod.file if mod is not None else None
+    out: list[tuple[str, Edge]] = []
+    for t in targets:
+        for e in g.in_edges(t, _USES):
+            if e.kind is EdgeKind.IMPORT:
+                if e.src == module or e.file == own_file:
+                    continue
+                if _import_names(e)[0].rsplit(".", 1)[-1] != t.rsplit(".", 1)[-1]:
+                    continue
+                if through is not None and e.file not in through:
+                    continue
+                out.append((e.src, e))
+            elif e.src.startswith(module + "."):
+                out.append((e.src, e))
+    return sorted(set(out), key=lambda t: (t[0], t[1].kind.value, t[1].file, t[1].line,
+                                           t[1].detail))

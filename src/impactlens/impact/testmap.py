@@ -146,7 +146,7 @@ class _Memo:
 
 
 def tests_for(graph: GraphView, sources: Iterable[str],
-              settings: Settings = DEFAULT) -> dict[str, _Hit]:
+              settings: Settings = DEFAULT, *, seed: str | None = "") -> dict[str, _Hit]:
     """Affected tests of ``sources`` with their confidence (all, before the threshold).
 
     Bottleneck search: a path's confidence is its weakest edge, a test keeps its
@@ -160,7 +160,8 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     best: dict[str, _Hit] = {}
     srcs = list(dict.fromkeys(sources))  # the seed first, then members by distance
     rank = {s: i for i, s in enumerate(srcs)}
-    seed = srcs[0] if srcs else None
+    if seed == "":  # by default the first source is the changed entity itself
+        seed = srcs[0] if srcs else None
 
     def hit(test: str, conf: float, via: str, rel: str) -> None:
         old = best.get(test)
@@ -237,10 +238,15 @@ def tests_for(graph: GraphView, sources: Iterable[str],
 
 
 def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, seed: str,
-                 settings: Settings = DEFAULT) -> list[TestImpact]:
-    """Affected tests of one atomic change (confidence ≥ ``test_map_min``), best first."""
+                 settings: Settings = DEFAULT, *, include_seed: bool = True
+                 ) -> list[TestImpact]:
+    """Affected tests of one atomic change (confidence ≥ ``test_map_min``), best first.
+    ``include_seed=False`` when the seed id is not a graph node of its own (an import
+    binding whose id another node — a submodule — may bear)."""
     sources = [seed, *(m.entity for m in result.members)]
-    hits = tests_for(graph, sources, settings)
+    if not include_seed:
+        sources = sources[1:]
+    hits = tests_for(graph, sources, settings, seed=seed if include_seed else None)
     out = [TestImpact(file=change.file, test_id=t, conf=round(h.conf, 4), via=h.via,
                       relation=h.relation)
            for t, h in hits.items() if h.conf >= settings.test_map_min]

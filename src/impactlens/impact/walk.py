@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from impactlens.impact.graphcache import cached
 from impactlens.impact.relations import (
+    _import_names,
     _Nodes,
+    binding_users,
     check_relation_set,
     onward,
     prefetch_level,
@@ -31,9 +33,31 @@ from impactlens.settings import DEFAULT, Settings
 _TESTS = frozenset({EdgeKind.TESTS})
 
 
+def _neighbours(nodes: _Nodes, x: str, rel: Relation, seed: str,
+                import_binding: tuple[str, str] | None,
+                admitted: dict[str, set[Edge]]) -> list[tuple[str, Edge]]:
+    if x == seed and import_binding is not None:
+        return binding_users(nodes, *import_binding) if rel is Relation.IMPORTED_BY else []
+    out = step(nodes, x, rel)
+    if rel is Relation.IMPORTED_BY:
+        for e in sorted(admitted.get(x, ()), key=lambda e: (e.dst, e.line, e.detail)):
+            if e.kind is EdgeKind.IMPORT and e.src == x:  # x imports a name: its users
+                out += [(y, f) for y, f in binding_users(nodes, x, _import_names(e)[1])
+                        if y != x]
+    return out
+
+
 def walk(graph: GraphView, seed: str, relations: RelationSet,
-         settings: Settings = DEFAULT) -> WalkResult:
-    """Reachable impact set of ``seed`` (excluded from it) over ``relations``."""
+         settings: Settings = DEFAULT, *,
+         import_binding: tuple[str, str] | None = None) -> WalkResult:
+    """Reachable impact set of ``seed`` (excluded from it) over ``relations``.
+
+    ``import_binding = (module, name)`` says the seed is a name bound by an import
+    statement of ``module`` (an import change, or a removed import): its ImportedBy
+    dependents are the users of that name in ``module`` and the modules importing it
+    through ``module`` — not the dependents of whatever else bears the seed's id (a
+    package re-export ``pkg.sub`` shares its id with the submodule). Any member that
+    imports a name (an IMPORT edge admitted it) passes ImportedBy on the same way."""
     check_relation_set(relations)
     graph = cached(graph)
     nodes = _Nodes(graph)
@@ -50,7 +74,7 @@ def walk(graph: GraphView, seed: str, relations: RelationSet,
         prefetch_level(nodes, follow)
         for x in frontier:
             for rel in follow[x]:
-                for y, e in step(nodes, x, rel):
+                for y, e in _neighbours(nodes, x, rel, seed, import_binding, edges):
                     if y == seed or level.get(y, d) < d:
                         continue
                     level[y] = d

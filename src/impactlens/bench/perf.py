@@ -219,8 +219,9 @@ def _print(r: dict[str, Any]) -> None:
           f"left unresolved (unknown receiver), {rt['resolved_call_edges']} call edges resolved")
     g = r.get("gitnexus")
     if g and "skipped" not in g:
+        ratio = g["cold_seconds"] / c["seconds"]
         print(f"gitnexus     cold {g['cold_seconds']:.1f}s (rc {g['cold_rc']}), incremental "
-              f"{g['incremental_seconds']:.1f}s; ratio cold {g['cold_seconds'] / c['seconds']:.1f}×")
+              f"{g['incremental_seconds']:.1f}s; ratio cold {ratio:.1f}×")
     elif g:
         print(f"gitnexus     skipped: {g['skipped']}")
 

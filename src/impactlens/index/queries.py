@@ -9,7 +9,7 @@ from typing import Any
 
 from impactlens.errors import BadInputError, UnknownSymbolError
 from impactlens.index.store import Store
-from impactlens.model import Edge, EdgeKind, Node, NodeKind, UnresolvedSite
+from impactlens.model import Edge, EdgeKind, Node, NodeKind, UnresolvedReason, UnresolvedSite
 
 # Edges that decide membership in an impact set (the spec's "hard" edges).
 HARD_KINDS = frozenset({
@@ -160,13 +160,18 @@ def _unresolved_json(u: UnresolvedSite) -> dict[str, Any]:
             "text": u.text}
 
 
+_STATIC_MISSES = frozenset({"unknown-receiver", "unknown-name", "external"})
+
+
 def unanalyzable_for(store: Store, target: Node) -> list[UnresolvedSite]:
     """Un-analyzable sites that may reach ``target``: inside it, or naming it/its module."""
     leaf = target.qualname.rsplit(".", 1)[-1]
     module = target.qualname.rsplit(".", 1)[0] if target.kind != NodeKind.MODULE else target.id
     out = []
-    for u in store.unresolved_sites():
-        if u.reason.value in ("unknown-receiver", "unknown-name", "external"):
+    # only dynamic sites can name a target; one query, not a scan of every unresolved site
+    dynamic = [r.value for r in UnresolvedReason if r.value not in _STATIC_MISSES]
+    for u in store.unresolved_sites_where(reasons=dynamic):
+        if u.reason.value in _STATIC_MISSES:
             continue
         inside = u.scope == target.id or u.scope.startswith(target.id + ".")
         named = any(leaf.startswith(n) or n in (leaf, module) for n in u.names if n)

@@ -28,7 +28,7 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -63,6 +63,7 @@ CREATE TABLE unresolved (
     reason TEXT NOT NULL, text TEXT NOT NULL, names TEXT NOT NULL
 );
 CREATE INDEX unresolved_file ON unresolved(file);
+CREATE INDEX unresolved_reason ON unresolved(reason);
 CREATE TABLE file_deps (file TEXT NOT NULL, module TEXT NOT NULL);
 CREATE INDEX file_deps_module ON file_deps(module);
 CREATE INDEX file_deps_file ON file_deps(file);
@@ -437,9 +438,10 @@ class Store:
 
     def drop_secondary_indexes(self) -> None:
         """Bulk loads are faster without indexes; :meth:`create_secondary_indexes` restores."""
-        for name in ("nodes_id", "nodes_file", "nodes_name", "edges_src", "edges_dst",
-                     "edges_file", "unresolved_file", "file_deps_module", "file_deps_file"):
-            self._conn.execute(f"DROP INDEX IF EXISTS {name}")
+        for stmt in _SCHEMA.split(";"):
+            words = stmt.split()
+            if words[:2] == ["CREATE", "INDEX"]:
+                self._conn.execute(f"DROP INDEX IF EXISTS {words[2]}")
 
     def create_secondary_indexes(self) -> None:
         for stmt in _SCHEMA.strip().split(";"):

@@ -43,6 +43,7 @@ values rather than on names alone.
 from __future__ import annotations
 
 import builtins
+import gc
 import json
 import sys
 from functools import lru_cache
@@ -1790,8 +1791,13 @@ def resolve_file(facts: PyFileFacts, lookup: ModuleLookup) -> FileResolution:
     limit = sys.getrecursionlimit()
     if limit < _RECURSION:
         sys.setrecursionlimit(_RECURSION)
+    # the resolver builds no reference cycles: pause the cyclic GC (restored as it was)
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         return _Sites(facts, lookup).run()
     finally:
+        if was_enabled:
+            gc.enable()
         if limit < _RECURSION:
             sys.setrecursionlimit(limit)

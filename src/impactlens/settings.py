@@ -47,6 +47,9 @@ class Settings:
     )
     test_map_min: float = 0.45  # TEST_MIN for inclusion in the validation set (§3.5)
     max_test_pairs: int = 256
+    # functions holding an un-analyzable site matched to a change only by a method name on
+    # an unknown receiver feed the test map when there are at most this many (§7.4)
+    max_hidden_sources: int = 16
 
     # --- §3.6 soft-rank --------------------------------------------------------
     w_id: float = 0.5

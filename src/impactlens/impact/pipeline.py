@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 from impactlens.impact import batch as batch_stage
@@ -18,34 +17,25 @@ from impactlens.impact import triage as triage_stage
 from impactlens.impact.classify import cap_changes, classify
 from impactlens.impact.dag import build_dag
 from impactlens.impact.graphcache import cached
+from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
 from impactlens.impact.relations import select_relations
 from impactlens.impact.testmap import change_tests, merge_test_map
 from impactlens.impact.walk import walk
 from impactlens.model import (
     AtomicChange,
-    Bucket,
     ChangeImpact,
     ChangeType,
     FileChange,
     GraphView,
     ImpactResult,
     RelationSet,
-    Triage,
-    TriageEntry,
     UnanalyzableHit,
-    UnresolvedReason,
     UnresolvedSite,
 )
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["FileChange", "run_pipeline"]
-
-_DYNAMIC = frozenset({
-    UnresolvedReason.DYNAMIC_GETATTR, UnresolvedReason.REGISTRY_DISPATCH,
-    UnresolvedReason.IMPORTLIB, UnresolvedReason.EVAL, UnresolvedReason.GLOBALS,
-})
-
 
 def run_pipeline(
     graph: GraphView,
@@ -73,6 +63,7 @@ def run_pipeline(
     edited_files = set(modules)
 
     walks, tests, per_entries, per = [], [], [], []
+    hidden: set[UnanalyzableHit] = set()
     for ch in atomic:
         seed = graph_id(graph, ch, modules[ch.file])
         rels = select_relations(ch)
@@ -80,12 +71,16 @@ def run_pipeline(
             rels = RelationSet(rels.change_type, (), rels.gated, rels.gate_reasons)
         binding = import_binding(ch, modules[ch.file])
         result = walk(graph, seed, rels, settings, import_binding=binding)
+        found = find_hidden(graph, ch, result, seed, unresolved, modules[ch.file], module_of)
+        hidden.update(found.hits)
         if ch.change_type is ChangeType.ADD:
             hits: list = []
             ranked: list = []
         else:
+            reach = test_sources(found, [seed, *(m.entity for m in result.members)],
+                                 settings.max_hidden_sources)
             hits = (change_tests(graph, ch, result, seed, settings,
-                                 include_seed=binding is None)
+                                 include_seed=binding is None, hidden=reach)
                     if "testmap" in channels else [])
             ranked = rank(graph, seed, ch.after_sig or ch.before_sig, result, hits,
                           dict(scoring.get(ch.file, ())), module_of=module_of,
@@ -97,8 +92,8 @@ def run_pipeline(
         per_entries.extend(entries)
         per.append(ChangeImpact(ch, result, tuple(entries), tuple(ranked)))
 
-    hidden = unanalyzable_hits(atomic, walks, unresolved, modules, module_of)
-    tri = _promote_hidden(triage_stage.merge(per_entries), hidden, module_of)
+    unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
+    tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}
@@ -118,7 +113,7 @@ def run_pipeline(
         changes=tuple(atomic), per_change=tuple(per), test_map=tuple(test_map), triage=tri,
         batches=tuple(batches), dag=dag, validate=validate,
         co_change=tuple(sorted(cands.items())), co_change_note=note,
-        unanalyzable=tuple(hidden), omitted_batches=omitted,
+        unanalyzable=tuple(unanalyzable), omitted_batches=omitted,
     )
 
 
@@ -172,91 +167,3 @@ def _co_change(raw: Mapping[str, Sequence[tuple[str, float]]],
         ranked = sorted(best.items(), key=lambda x: (-x[1], x[0]))
         out[f] = tuple(ranked[: settings.max_cochange_candidates])
     return out
-
-
-def _names_of(change: AtomicChange) -> set[str]:
-    parts = change.entity.split(".")
-    names = {parts[-1]}
-    if parts[-1] in ("__init__", "__new__") and len(parts) > 1:
-        names.add(parts[-2])
-    return {n for n in names if n}
-
-
-def unanalyzable_hits(
-    atomic: Sequence[AtomicChange],
-    walks: Sequence[tuple[AtomicChange, object, str]],
-    unresolved: Sequence[UnresolvedSite],
-    modules: Mapping[str, str],
-    module_of: Callable[[str], str],
-) -> list[UnanalyzableHit]:
-    """Un-analyzable sites that may reach a changed entity: the site mentions its name or
-    module (string-keyed dispatch, getattr, reflection, registries, duck typing), or is a
-    dynamic site in the changed module itself. Reported, never silently low-risk."""
-    file_module: dict[str, str] = {}
-
-    def mod(path: str) -> str:
-        if path not in file_module:
-            try:
-                file_module[path] = module_of(path)
-            except Exception:  # an unknown file has no module name; it just won't match
-                file_module[path] = ""
-        return file_module[path]
-
-    out: set[UnanalyzableHit] = set()
-    for change, result, seed in walks:
-        if change.change_type is ChangeType.ADD:
-            continue
-        gated = getattr(getattr(result, "relations", None), "gated", False)
-        if gated:  # a body change with no observable escape reaches no dynamic caller
-            continue
-        module = modules.get(change.file, "")
-        names = _names_of(change)
-        pats = [re.compile(rf"(?<![\w]){re.escape(n)}(?![\w])") for n in sorted(names)]
-        if module:
-            pats.append(re.compile(rf"(?<![\w.]){re.escape(module)}(?![\w])"))
-        for u in unresolved:
-            if u.reason is UnresolvedReason.EXTERNAL:
-                continue
-            mentioned = any(
-                n in names or n == change.entity or n == seed or n.endswith("." + leaf)
-                or (module and (n == module or n.startswith(module + ".")))
-                for n in u.names for leaf in names
-            ) or any(p.search(u.text) for p in pats)
-            same_module = u.reason in _DYNAMIC and bool(module) and mod(u.file) == module
-            if mentioned or same_module:
-                out.add(UnanalyzableHit(u.file, u.line, u.scope, u.reason.value, u.text,
-                                        seed))
-    return sorted(out, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
-
-
-def _promote_hidden(tri: Triage, hidden: Sequence[UnanalyzableHit],
-                    module_of: Callable[[str], str]) -> Triage:
-    """A LOW-RISK entry whose body holds an un-analyzable site that may reach the change
-    is raised to MAY-IMPACT: the analysis cannot see through it. (A site's scope is a
-    dotted qualname; a test's entity is its pytest node id — both spellings match.)"""
-    if not hidden:
-        return tri
-    by_scope: dict[str, UnanalyzableHit] = {}
-    for h in hidden:
-        by_scope.setdefault(h.scope, h)
-        try:
-            module = module_of(h.file)
-        except Exception:  # an unknown file: only the dotted spelling can match
-            continue
-        if module and h.scope.startswith(module + "."):
-            rest = h.scope[len(module) + 1:].replace(".", "::")
-            by_scope.setdefault(f"{h.file}::{rest}", h)
-    low: list[TriageEntry] = []
-    raised: list[TriageEntry] = []
-    for e in tri.low_risk:
-        hidden_site = by_scope.get(e.entity)
-        if hidden_site is None:
-            low.append(e)
-            continue
-        h = hidden_site
-        raised.append(TriageEntry(
-            e.entity, e.file, e.conf, e.reason + f"; un-analyzable {h.reason} site at "
-            f"{h.file}:{h.line} may reach {h.affects} (invisible to static analysis)",
-            Bucket.MAY, e.distance, e.hard))
-    may = triage_stage.sort_entries([*tri.may_impact, *raised])
-    return Triage(tri.must_inspect, tuple(may), tuple(low))

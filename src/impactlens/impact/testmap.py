@@ -146,7 +146,8 @@ class _Memo:
 
 
 def tests_for(graph: GraphView, sources: Iterable[str],
-              settings: Settings = DEFAULT, *, seed: str | None = "") -> dict[str, _Hit]:
+              settings: Settings = DEFAULT, *, seed: str | None = "",
+              hidden: Iterable[str] = ()) -> dict[str, _Hit]:
     """Affected tests of ``sources`` with their confidence (all, before the threshold).
 
     Bottleneck search: a path's confidence is its weakest edge, a test keeps its
@@ -159,7 +160,10 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     g = memo.graph
     best: dict[str, _Hit] = {}
     srcs = list(dict.fromkeys(sources))  # the seed first, then members by distance
-    rank = {s: i for i, s in enumerate(srcs)}
+    # functions that may reach the change through an un-analyzable site: a call the graph
+    # cannot see, so they start at the CALLS weight (and import nothing on its behalf)
+    weak = [h for h in dict.fromkeys(hidden) if h not in srcs]
+    rank = {s: i for i, s in enumerate([*srcs, *weak])}
     if seed == "":  # by default the first source is the changed entity itself
         seed = srcs[0] if srcs else None
 
@@ -175,6 +179,11 @@ def tests_for(graph: GraphView, sources: Iterable[str],
             hit(s, w["TESTS"], s, "TESTS")
         state[s] = (1.0, 0)
         frontier.append((s, 1.0, 0, s, ""))
+    for s in weak:
+        if memo.is_test(s):
+            hit(s, w["CALLS"], s, "CALLS")
+        state[s] = (w["CALLS"], 0)
+        frontier.append((s, w["CALLS"], 0, s, "CALLS"))
     max_hops = settings.max_depth
     nxt: list[tuple[str, float, int, str, str]] = []
 
@@ -238,15 +247,17 @@ def tests_for(graph: GraphView, sources: Iterable[str],
 
 
 def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, seed: str,
-                 settings: Settings = DEFAULT, *, include_seed: bool = True
-                 ) -> list[TestImpact]:
+                 settings: Settings = DEFAULT, *, include_seed: bool = True,
+                 hidden: Sequence[str] = ()) -> list[TestImpact]:
     """Affected tests of one atomic change (confidence ≥ ``test_map_min``), best first.
     ``include_seed=False`` when the seed id is not a graph node of its own (an import
-    binding whose id another node — a submodule — may bear)."""
+    binding whose id another node — a submodule — may bear); ``hidden`` are functions
+    that may reach the change through an un-analyzable site (sources at CALLS weight)."""
     sources = [seed, *(m.entity for m in result.members)]
     if not include_seed:
         sources = sources[1:]
-    hits = tests_for(graph, sources, settings, seed=seed if include_seed else None)
+    hits = tests_for(graph, sources, settings, seed=seed if include_seed else None,
+                     hidden=hidden)
     out = [TestImpact(file=change.file, test_id=t, conf=round(h.conf, 4), via=h.via,
                       relation=h.relation)
            for t, h in hits.items() if h.conf >= settings.test_map_min]

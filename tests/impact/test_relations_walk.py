@@ -286,3 +286,19 @@ def test_module_level_statement_change_propagates_conservatively():
     rs = select_relations(c)
     assert not rs.gated and rs.relations == (R.CALLERS,)
     assert "not a function body" in rs.gate_reasons[0]
+
+
+def test_renaming_only_local_names_changes_nothing_a_caller_can_observe():
+    after = WITHDRAW.replace("fee", "charge")
+    c = body_change(WITHDRAW, after)
+    rs = select_relations(c)
+    assert rs.gated and rs.relations == ()
+    assert "only local names are renamed" in rs.gate_reasons[0]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("fee = 1", "fee = amount"),  # not a rename: the value changes
+    ("fee", "amount"),  # collapses a local into a parameter
+])
+def test_a_rename_that_changes_what_a_name_refers_to_is_not_local(old, new):
+    assert not select_relations(body_change(WITHDRAW, WITHDRAW.replace(old, new))).gated

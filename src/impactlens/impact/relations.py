@@ -7,6 +7,7 @@ dependency direction (``src`` uses ``dst``; dependents are found on in-edges).
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -91,6 +92,8 @@ def body_escapes(change: AtomicChange) -> tuple[bool, tuple[str, ...]]:
     body = change.body
     if body is None:
         return True, (f"{change.kind}-level statement, not a function body: propagates",)
+    if alpha_equivalent(body.before_src, body.after_src):
+        return False, ("only local names are renamed: the function computes the same",)
     try:
         from impactlens.pdg.escape import body_change_escapes
     except ImportError:
@@ -104,6 +107,58 @@ def body_escapes(change: AtomicChange) -> tuple[bool, tuple[str, ...]]:
     if not verdict.escapes and not reasons:
         reasons = ("changed statements only touch local temporaries",)
     return bool(verdict.escapes), reasons
+
+
+_REFLECTIVE = frozenset({"locals", "vars", "eval", "exec", "dir"})
+
+
+def _canonical(src: str | None) -> str | None:
+    """The function's AST with every name it binds locally renamed by first binding
+    order (parameters, ``global``/``nonlocal`` names and everything else kept)."""
+    if src is None:
+        return None
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    fns = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if len(fns) != 1:
+        return None
+    fn = fns[0]
+    keep = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    bound: dict[str, str] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            keep.update(node.names)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id in _REFLECTIVE):
+            return None  # the names themselves are observable
+    for node in ast.walk(fn):  # breadth-first: a stable first-binding order
+        name = None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            name = node.id
+        elif isinstance(node, ast.ExceptHandler):
+            name = node.name
+        if name and name not in keep and name not in bound:
+            bound[name] = f"_local{len(bound)}"
+
+    class _Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.copy_location(ast.Name(bound.get(node.id, node.id), node.ctx), node)
+
+        def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+            self.generic_visit(node)
+            if node.name:
+                node.name = bound.get(node.name, node.name)
+            return node
+
+    return ast.dump(_Rename().visit(fn))
+
+
+def alpha_equivalent(before: str | None, after: str | None) -> bool:
+    """Do two versions of a function differ only in the names of their locals?"""
+    a = _canonical(before)
+    return a is not None and a == _canonical(after)
 
 
 # --------------------------------------------------------------- traversal

@@ -203,6 +203,8 @@ class _Resolver:
         self._exports: dict[str, frozenset[str] | None] = {}
         self._cattr: dict[tuple[Any, ...], tuple[Items, bool]] = {}
         self._scope_edges: dict[tuple[Any, ...], _Sink] = {}
+        self._iter: dict[Val, Items] = {}
+        self._entry: dict[tuple[Val, Any], Items | None] = {}
         self.depth = 0
 
     # --------------------------------------------------------------- modules
@@ -520,6 +522,15 @@ class _Resolver:
 
     def entry_vals(self, v: Val, key: Any) -> Items | None:
         """Values of ``display[key]`` (literal key), or None if the entry is unknown."""
+        mkey = (v, key)
+        if mkey in self._entry:
+            return self._entry[mkey]
+        self._entry[mkey] = None
+        got = self._entry_vals(v, key)
+        self._entry[mkey] = got
+        return got
+
+    def _entry_vals(self, v: Val, key: Any) -> Items | None:
         dmf = self.mod(v[1])
         if dmf is None:
             return None
@@ -732,66 +743,84 @@ class _Resolver:
         return out
 
     def iterate(self, vals: Items) -> Items:
+        """Element values of iterating each value (memoized per value; cycle-safe)."""
+        if len(vals) == 1:
+            return list(self._iterate_one(vals[0]))
         out: Items = []
         for v in vals:
-            t = v[0]
-            if t == "SL":
-                smf = self.mod(v[1])
-                if smf is None:
+            for g in self._iterate_one(v):
+                if g not in out:
+                    out.append(g)
+        return out
+
+    def _iterate_one(self, v: Val) -> Items:
+        got = self._iter.get(v)
+        if got is None:
+            self._iter[v] = []  # in progress: a container holding itself adds nothing
+            got = self._iterate_uncached(v)
+            self._iter[v] = got
+        return got
+
+    def _iterate_uncached(self, v: Val) -> Items:
+        out: Items = []
+        t = v[0]
+        if t == "SL":
+            smf = self.mod(v[1])
+            if smf is None:
+                return out
+            elems = [(smf, v[2], e) for e in v[3]]
+            elems.extend((emf, es, e) for _k, emf, es, e in self.mut_entries(v[5]))
+            for emf, es, e in elems:
+                got, _ = self.vals(emf, es, e, v[4])
+                for g in got:
+                    if g not in out and g[0] != "N":
+                        out.append(g)
+        elif t == "SEQ":
+            for g in v[1]:
+                if g not in out:
+                    out.append(g)
+        elif t == "GEN":
+            for g in self.yields(v[1], v[2], v[3]):
+                if g not in out:
+                    out.append(g)
+        elif t == "TUP":
+            for part in v[1]:
+                for g in part:
+                    if g not in out:
+                        out.append(g)
+        elif t == "MAP":
+            for g in v[1]:
+                if g not in out:
+                    out.append(g)
+        elif t == "K" and v[1] in ("str",):
+            out.append(v)
+        elif t == "DL":
+            out.append(("K", "str"))
+        elif t == "I":
+            got, _ = self.class_attr((v[1], v[2]), "__iter__", True)
+            res: Items = []
+            for it in got:
+                if it[0] != "F":
                     continue
-                elems = [(smf, v[2], e) for e in v[3]]
-                elems.extend((emf, es, e) for _k, emf, es, e in self.mut_entries(v[5]))
-                for emf, es, e in elems:
-                    got, _ = self.vals(emf, es, e, v[4])
-                    for g in got:
-                        if g not in out and g[0] != "N":
-                            out.append(g)
-            elif t == "SEQ":
-                for g in v[1]:
-                    if g not in out:
-                        out.append(g)
-            elif t == "GEN":
-                for g in self.yields(v[1], v[2], v[3]):
-                    if g not in out:
-                        out.append(g)
-            elif t == "TUP":
-                for part in v[1]:
-                    for g in part:
-                        if g not in out:
-                            out.append(g)
-            elif t == "MAP":
-                for g in v[1]:
-                    if g not in out:
-                        out.append(g)
-            elif t == "K" and v[1] in ("str",):
-                out.append(v)
-            elif t == "DL":
-                out.append(("K", "str"))
-            elif t == "I":
-                got, _ = self.class_attr((v[1], v[2]), "__iter__", True)
-                res: Items = []
-                for it in got:
-                    if it[0] != "F":
-                        continue
-                    r, _ = self.returns(it[1], it[2], it[4])
-                    for x in r:
-                        if x[0] in ("SEQ", "GEN", "SL"):
-                            res.extend(self.iterate([x]))
-                        elif x[0] == "I":  # an iterator: elements come from __next__
-                            nxt, _ = self.class_attr((x[1], x[2]), "__next__", True)
-                            for f in nxt:
-                                if f[0] == "F":
-                                    n, _ = self.returns(f[1], f[2], f[4])
-                                    res.extend(n)
-                        else:
-                            res.append(U_RECV)
-                for x in res or [U_RECV]:
-                    if x not in out:
-                        out.append(x)
-            elif t == "N":
-                continue
-            else:
-                out.append(U_RECV)
+                r, _ = self.returns(it[1], it[2], it[4])
+                for x in r:
+                    if x[0] in ("SEQ", "GEN", "SL"):
+                        res.extend(self.iterate([x]))
+                    elif x[0] == "I":  # an iterator: elements come from __next__
+                        nxt, _ = self.class_attr((x[1], x[2]), "__next__", True)
+                        for f in nxt:
+                            if f[0] == "F":
+                                n, _ = self.returns(f[1], f[2], f[4])
+                                res.extend(n)
+                    else:
+                        res.append(U_RECV)
+            for x in res or [U_RECV]:
+                if x not in out:
+                    out.append(x)
+        elif t == "N":
+            return out
+        else:
+            out.append(U_RECV)
         return out
 
     def enter(self, vals: Items) -> Items:

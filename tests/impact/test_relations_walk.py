@@ -11,7 +11,7 @@ from impact.graphs import Graph
 from impactlens.impact.classify import classify
 from impactlens.impact.relations import RELATION_TABLE, select_relations
 from impactlens.impact.walk import walk
-from impactlens.model import AtomicChange, ChangeType, EdgeKind, Relation, RelationSet
+from impactlens.model import AtomicChange, ChangeType, EdgeKind, NodeKind, Relation, RelationSet
 from impactlens.settings import DEFAULT
 
 CT, R = ChangeType, Relation
@@ -302,3 +302,28 @@ def test_renaming_only_local_names_changes_nothing_a_caller_can_observe():
 ])
 def test_a_rename_that_changes_what_a_name_refers_to_is_not_local(old, new):
     assert not select_relations(body_change(WITHDRAW, WITHDRAW.replace(old, new))).gated
+
+
+def test_a_reference_in_a_def_header_belongs_to_that_def():
+    g = Graph()
+    g.module("app.pricing")
+    g.add("app.pricing.TAX", NodeKind.CONSTANT, line=1)
+    g.fn("app.pricing.tax", line=4)  # def tax(amount, rate=TAX): lines 4-6
+    g.edge("app.pricing", "app.pricing.TAX", EdgeKind.USE, line=4)  # the default value
+    g.edge("app.pricing", "app.pricing.TAX", EdgeKind.USE, line=9)  # a module-level use
+    got = reached(g, change(CT.FIELD, "app.pricing.TAX", "app/pricing.py"))
+    assert got == {"app.pricing.tax": (1, ("UsedBy",)), "app.pricing": (1, ("UsedBy",))}
+
+
+def test_the_importers_of_a_caller_are_not_impacted_by_its_body_changing():
+    g = Graph()
+    g.add("app.units.RADIUS", NodeKind.CONSTANT)
+    g.fn("app.dist.haversine")
+    g.edge("app.dist.haversine", "app.units.RADIUS", EdgeKind.USE)
+    g.module("app.places")
+    g.edge("app.places", "app.dist.haversine", EdgeKind.IMPORT)
+    g.fn("app.places.distance_to")
+    g.call("app.places.distance_to", "app.dist.haversine")
+    got = reached(g, change(CT.DELETE, "app.units.RADIUS"))
+    assert got == {"app.dist.haversine": (1, ("UsedBy",)),
+                   "app.places.distance_to": (2, ("CalledBy",))}

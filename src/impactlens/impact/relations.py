@@ -39,22 +39,25 @@ RELATION_TABLE: Mapping[ChangeType, tuple[Relation, ...]] = MappingProxyType({
 
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__"})
 
-# Relations that admit a *referencing* site (a caller, reader, importer, instantiator):
-# what changes there is its body, not its signature or its place in a class hierarchy.
-REFERENCES = frozenset({R.CALLED_BY, R.CALLERS, R.USED_BY, R.IMPORTED_BY,
-                        R.INSTANTIATED_BY, R.CONSTRUCTED_BY})
+# Relations that admit a site observing what it references (a caller, reader,
+# instantiator): what changes there is its behaviour, not its signature, its place in a
+# class hierarchy or what it exports.
+REFERENCES = frozenset({R.CALLED_BY, R.CALLERS, R.USED_BY, R.INSTANTIATED_BY,
+                        R.CONSTRUCTED_BY})
 
 
 def onward(admitted: Iterable[Relation], relations: Sequence[Relation]) -> tuple[Relation, ...]:
     """The relations of the row followed *from* a member admitted over ``admitted``.
 
     The seed follows its whole row. A referencing site follows the references only — its
-    callers, readers, importers, instantiators see its behaviour change, but its own base
-    methods and overriders are untouched (a caller of a changed method does not make
-    its ``super()`` method's other overriders impacted). An overridden base continues up
-    (Overrides) and an overrider down (OverriddenBy), each with its own callers; a
-    subclass continues down; a superclass only further up (the base's other users and
-    subclasses do not see a subclass's change).
+    callers, readers, instantiators see its behaviour change, but its own base methods
+    and overriders are untouched (a caller of a changed method does not make its
+    ``super()`` method's other overriders impacted), and a module importing it is not
+    touched either (the importer's users are its callers). An importer continues along
+    the import chain (ImportedBy: the users of the name it imports); an overridden base
+    continues up (Overrides) and an overrider down (OverriddenBy), each with its own
+    callers; a subclass continues down; a superclass only further up (the base's other
+    users and subclasses do not see a subclass's change).
     """
     follow: set[Relation] = set()
     for a in admitted:
@@ -263,13 +266,36 @@ def prefetch_level(nodes: _Nodes, frontier: Mapping[str, Sequence[Relation]]) ->
             g.prefetch(ids, out_kinds=kinds)
 
 
+_HEADER_REFS = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.INSTANTIATE})
+_DEFS = frozenset({NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS})
+
+
+def header_owner(nodes: _Nodes, e: Edge) -> str:
+    """The site a reference belongs to. A module- or class-level reference on a line of a
+    definition is part of that ``def``/``class`` statement — a default value, a decorator,
+    an annotation, a base class — evaluated where it stands but read as that definition's:
+    ``def tax(amount, rate=TAX_RATE)`` makes ``tax`` a reader of ``TAX_RATE``."""
+    if e.kind not in _HEADER_REFS:
+        return e.src
+    src = nodes.graph.node(e.src)
+    if src is None or src.kind not in (NodeKind.MODULE, NodeKind.CLASS) or src.file != e.file:
+        return e.src
+    best = None
+    for n in nodes.graph.nodes_in_file(e.file):
+        if (n.kind in _DEFS and n.start_line <= e.line <= n.end_line
+                and n.id.startswith(e.src + ".") and "::" not in n.id
+                and (best is None or n.start_line >= best.start_line)):
+            best = n
+    return best.id if best is not None else e.src
+
+
 def step(nodes: _Nodes, node_id: str, rel: Relation) -> list[tuple[str, Edge]]:
     """Neighbours of ``node_id`` over one relation: ``(neighbour, admitting edge)``."""
     g = nodes.graph
     out: list[tuple[str, Edge]] = []
     for incoming, t, kinds in targets(nodes, node_id, rel):
         if incoming:
-            out.extend((e.src, e) for e in g.in_edges(t, kinds))
+            out.extend((header_owner(nodes, e), e) for e in g.in_edges(t, kinds))
         else:
             out.extend((e.dst, e) for e in g.out_edges(t, kinds))
     # dedupe while keeping a deterministic order

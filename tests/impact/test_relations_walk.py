@@ -327,3 +327,20 @@ def test_the_importers_of_a_caller_are_not_impacted_by_its_body_changing():
     got = reached(g, change(CT.DELETE, "app.units.RADIUS"))
     assert got == {"app.dist.haversine": (1, ("UsedBy",)),
                    "app.places.distance_to": (2, ("CalledBy",))}
+
+
+def test_readers_of_a_shadowed_base_field_read_the_changed_subclass_field():
+    g = Graph()
+    g.cls("app.b.Backend")
+    g.field("app.b.Backend.name")
+    g.cls("app.b.Token")
+    g.field("app.b.Token.name")
+    g.edge("app.b.Token", "app.b.Backend", EdgeKind.INHERIT)
+    g.method("app.b.Backend.describe")
+    g.edge("app.b.Backend.describe", "app.b.Backend.name", EdgeKind.USE)  # self.name
+    got = reached(g, change(CT.FIELD, "app.b.Token.name", "app/b.py"))
+    assert got["app.b.Backend.describe"] == (1, ("UsedBy",))
+    # the base's field changing does not make the subclass's readers read it
+    g.method("app.b.Token.show")
+    g.edge("app.b.Token.show", "app.b.Token.name", EdgeKind.USE)
+    assert "app.b.Token.show" not in reached(g, change(CT.FIELD, "app.b.Backend.name"))

@@ -207,6 +207,29 @@ def _ks(*kinds: EdgeKind) -> frozenset[EdgeKind]:
     return frozenset(kinds)
 
 
+def shadowed(nodes: _Nodes, node_id: str) -> list[str]:
+    """The same-named fields of a class field's ancestors, nearest first. A read of
+    ``self.name`` in a base method resolves to the base's ``name`` statically, yet on an
+    instance of the subclass it reads the subclass's: those readers use this field too."""
+    kind, parent = nodes.info(node_id)
+    if kind is not NodeKind.FIELD or not parent or not nodes.is_class(parent):
+        return []
+    leaf = node_id.rsplit(".", 1)[-1]
+    inherit = _ks(EdgeKind.INHERIT)
+    out: list[str] = []
+    seen = {parent}
+    level = [parent]
+    for _ in range(8):  # a bounded climb up the class hierarchy
+        bases = sorted({e.dst for c in level for e in nodes.graph.out_edges(c, inherit)}
+                       - seen)
+        if not bases:
+            break
+        seen.update(bases)
+        out += [f for b in bases if nodes.info(f := f"{b}.{leaf}")[0] is NodeKind.FIELD]
+        level = bases
+    return out
+
+
 def targets(nodes: _Nodes, node_id: str, rel: Relation) -> list[_Target]:
     """The edge look-ups one relation makes from ``node_id`` (§3.3 step 1): which node's
     in- or out-edges, of which kinds. :func:`step` follows them; a walk level prefetches
@@ -233,7 +256,7 @@ def targets(nodes: _Nodes, node_id: str, rel: Relation) -> list[_Target]:
     if rel is R.OVERRIDDEN_BY:
         return [(_IN, node_id, _ks(EdgeKind.OVERRIDE))]
     if rel is R.USED_BY:
-        return [(_IN, node_id, _ks(EdgeKind.USE))]
+        return [(_IN, f, _ks(EdgeKind.USE)) for f in [node_id, *shadowed(nodes, node_id)]]
     if rel is R.IMPORTED_BY:
         return [(_IN, node_id, _ks(EdgeKind.IMPORT))]
     if rel is R.INSTANTIATED_BY:

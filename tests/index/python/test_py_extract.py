@@ -163,3 +163,15 @@ def test_deeply_nested_expressions_do_not_crash() -> None:
     r = repo(**{"m.py": f"x = 1\ny = {terms}\n\ndef f(obj):\n    {chain}\n"})
     assert r.node("m.y").kind == NodeKind.CONSTANT
     assert [u.reason.value for u in r.unresolved] == ["unknown-receiver"]
+
+
+def test_constant_and_field_nodes_carry_their_string_words() -> None:
+    n = nodes("""
+        ERROR = "Invalid user name"
+
+        class Form:
+            label: str = "Email address"
+    """)
+    assert n["pkg.mod.ERROR"].strs == ("invalid", "name", "user")
+    assert n["pkg.mod.Form.label"].strs == ("address", "email")
+    assert "invalid" in n["pkg.mod"].strs

@@ -219,6 +219,7 @@ class _Extractor:
         self.skip_overload_nodes: set[int] = set()
         self._sig_cache: dict[int, str] = {}
         self._stmt_sigs: dict[tuple[int, int], str] = {}
+        self._stmt_strs: dict[tuple[int, int], tuple[str, ...]] = {}
 
     # ------------------------------------------------------------ source text
     @property
@@ -531,7 +532,10 @@ class _Extractor:
 
     def s_Assign(self, node: ast.Assign) -> None:
         value = node.value
-        enc = self.ev(value)
+        if self.sc.kind != FUNCTION:
+            enc = self._ev_collecting_strs(value, node.lineno)
+        else:
+            enc = self.ev(value)
         for t in node.targets:
             if self.sidx == 0 and type(t) is ast.Name:
                 if t.id == "__all__":
@@ -540,6 +544,24 @@ class _Extractor:
                 elif t.id == "pytestmark":
                     self.mod_marks = pm.read_pytestmark(value)
             self.bind_target(t, enc, node)
+
+    def _ev_collecting_strs(self, value: ast.expr, line: int) -> Enc:
+        """Evaluate a module/class-level value, keeping its string words for the
+        constant/field node (they also count for the enclosing scope)."""
+        outer = self.strs
+        self.strs = {}
+        try:
+            enc = self.ev(value)
+        finally:
+            mine = self.strs
+            self.strs = outer
+        if mine:
+            self._stmt_strs[(self.sidx, line)] = tuple(sorted(mine))
+            for w in mine:
+                if len(outer) >= 64:
+                    break
+                outer.setdefault(w, None)
+        return enc
 
     def s_AugAssign(self, node: ast.AugAssign) -> None:
         enc = self.ev(node.value)
@@ -569,7 +591,12 @@ class _Extractor:
 
     def s_AnnAssign(self, node: ast.AnnAssign) -> None:
         alts = self.ann(node.annotation)
-        venc = self.ev(node.value) if node.value is not None else None
+        if node.value is None:
+            venc = None
+        elif self.sc.kind != FUNCTION:
+            venc = self._ev_collecting_strs(node.value, node.lineno)
+        else:
+            venc = self.ev(node.value)
         enc: Enc = ("an", alts, self.sidx, venc) if alts else (venc if venc is not None else U)
         t = node.target
         if node.value is None and self.sc.kind == FUNCTION and type(t) is ast.Name:
@@ -1620,7 +1647,8 @@ class _Extractor:
             qual = sc.qual + "." + name
             sig = self._stmt_sigs.get((sidx, first[2]), name + " = ...")
             nodes.append((qual, kind, qual, first[2], first[3], sig, (), sc.qual,
-                          ident_tokens(qual, sig), (), imports, -1))
+                          ident_tokens(qual, sig), self._stmt_strs.get((sidx, first[2]), ()),
+                          imports, -1))
         if sc.kind == CLASS:
             for name, sites in sc.inst.items():
                 if name in seen or name in sc.byname:

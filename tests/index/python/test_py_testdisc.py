@@ -247,3 +247,25 @@ def test_rootdir_sibling_imports_in_test_dirs() -> None:
         "tests/test_sib.py": "from helpers_mod import build\n\ndef test_b():\n    build()\n",
     })
     assert units_of(r, "tests/test_sib.py::test_b") == {"tests.helpers_mod.build"}
+
+
+def test_parametrized_classes_and_plugin_fixtures_are_units() -> None:
+    r = Repo({**APP, "tests/fixtures.py": """
+        import pytest
+        from app.core import connect
+
+        @pytest.fixture
+        def conn():
+            return connect()
+    """, "tests/conftest.py": """
+        pytest_plugins = ["tests.fixtures"]
+    """, "tests/test_param.py": """
+        import pytest
+        from app.core import Service, Database
+
+        @pytest.mark.parametrize("cls", [Service, Database])
+        def test_kinds(cls, conn):
+            pass
+    """})
+    assert units_of(r, "tests/test_param.py::test_kinds") == {
+        "app.core.Service", "app.core.Database", "tests.fixtures.conn", "app.core.connect"}

@@ -203,6 +203,7 @@ class _Extractor:
         self.bad_relative: list[tuple[int, int, str]] = []
         self.all_spec: list[Any] | None = None
         self.mod_marks: tuple[list[list[str] | None], tuple[str, ...]] = ([], ())
+        self.plugins: tuple[str, ...] = ()
         self.noref = 0
         # per-scope state
         self.sc: Scope
@@ -375,6 +376,26 @@ class _Extractor:
                                   ("op", dunder, rdunder if right_ok else None,
                                    right if right_ok else None)))
 
+    def _param_refs(self, decos: list[ast.expr]) -> tuple[Enc, ...]:
+        """Names/attributes inside parametrize argvalues (classes or functions the test
+        receives as parameters), encoded in the enclosing scope."""
+        out: list[Enc] = []
+        self.noref += 1
+        saved_loops, self.loops = self.loops, []
+        try:
+            for d in decos:
+                if type(d) is ast.Call and pm.dotted(d).endswith("mark.parametrize") and \
+                        len(d.args) > 1:
+                    for n in ast.walk(d.args[1]):
+                        if type(n) is ast.Name or (type(n) is ast.Attribute
+                                                   and type(n.value) is ast.Name):
+                            out.append(self._name_noref(n.id) if type(n) is ast.Name
+                                       else ("a", self._name_noref(n.value.id), n.attr))
+        finally:
+            self.loops = saved_loops
+            self.noref -= 1
+        return tuple(out[:64])
+
     def _note_store(self, name: str, key: Any, enc: Enc) -> None:
         """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry."""
         if self.cur.get(name) or self.sc.kind == MODULE:
@@ -543,6 +564,8 @@ class _Extractor:
                     self._all_extend(value)
                 elif t.id == "pytestmark":
                     self.mod_marks = pm.read_pytestmark(value)
+                elif t.id == "pytest_plugins":
+                    self.plugins = pm.plugin_names(value)
             self.bind_target(t, enc, node)
 
     def _ev_collecting_strs(self, value: ast.expr, line: int) -> Enc:
@@ -1060,6 +1083,7 @@ class _Extractor:
                 sc.parametrized = True
                 ids = pm.combine(marks)
                 sc.param_ids = ids
+                sc.param_refs = self._param_refs(node.decorator_list)
             sc.usefixtures = use
         cls_ctx = psidx if in_class else self.cls_ctx
         saved = self.push_scope(sc)
@@ -1625,7 +1649,8 @@ class _Extractor:
             all_spec=tuple(self.all_spec) if self.all_spec is not None else None,
             mod_imports=mod_imports, usefixtures=self.mod_marks[1],
             param_ids=pm.combine(self.mod_marks[0]) if self.mod_marks[0] else (),
-            parametrized=bool(self.mod_marks[0]), bad_relative=tuple(self.bad_relative))
+            parametrized=bool(self.mod_marks[0]), bad_relative=tuple(self.bad_relative),
+            plugins=self.plugins)
 
     def _members(self, sc: Scope, sidx: int, nodes: list[tuple[Any, ...]],
                  imports: tuple[str, ...]) -> None:

@@ -123,6 +123,7 @@ class Scope:
     param_ids: tuple[str, ...] | None = None  # parametrize ids; None = not computable
     parametrized: bool = False
     usefixtures: tuple[str, ...] = ()
+    param_refs: tuple[Enc, ...] = ()  # names in parametrize argvalues (enclosing scope)
     # container mutations: name → [(literal key | None, value enc, scope of the store)]
     muts: dict[str, list[tuple[Any, Enc, int]]] = field(default_factory=dict)
     # reach of name reads inside loops: ("n", name, i) with an int i means lreach[i]
@@ -165,6 +166,7 @@ class PyFileFacts:
     param_ids: tuple[str, ...] | None = ()  # module pytestmark parametrize ids
     parametrized: bool = False
     bad_relative: tuple[tuple[int, int, str], ...] = ()  # (scope, line, text)
+    plugins: tuple[str, ...] = ()  # pytest_plugins = [...] (conftest / test module)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make_facts, tuple(getattr(self, f) for f in _FACTS_FIELDS))

@@ -239,3 +239,9 @@ def read_pytestmark(value: ast.expr) -> tuple[list[list[str] | None], tuple[str,
     """Marks from ``pytestmark = mark`` or ``pytestmark = [mark, ...]``."""
     items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
     return read_marks(list(reversed(items)))
+
+
+def plugin_names(value: ast.expr) -> tuple[str, ...]:
+    """``pytest_plugins = "a.b"`` / ``["a.b", ...]`` → module names."""
+    items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+    return tuple(e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str))

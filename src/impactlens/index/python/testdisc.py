@@ -207,6 +207,11 @@ class TestDiscovery:
         names.extend(self.f.usefixtures)
         for fx in self.fixture_closure(tuple(names), ck):
             _merge(units, self.fixture_units(fx, ck))
+        for penc in fsc.param_refs:  # classes/functions handed in by parametrize
+            vals, _ = self.r.vals(mf, fsc.parent, penc, None)
+            for v in vals:
+                if v[0] in ("F", "C"):
+                    _put(units, self.r.scope_id(v[1], v[2]), R_EXACT, -1)
         if ck is not None:
             _merge(units, self.setup_units(ck))
         return units
@@ -372,14 +377,25 @@ class TestDiscovery:
                             fx = kmf.scopes[bind[1][1]].fixture
                             if fx is not None and fx[0] == name:
                                 return (k[0], bind[1][1])
-        got = self._in_module(self.f, name)
-        if got is not None:
-            return got
-        for cf in self.conftests():
-            got = self._in_module(cf, name)
+        for mf in (self.f, *self.conftests()):
+            got = self._in_module(mf, name)
+            if got is not None:
+                return got
+        for plugin in self.plugin_modules():
+            got = self._in_module(plugin, name)
             if got is not None:
                 return got
         return None
+
+    def plugin_modules(self) -> list[PyFileFacts]:
+        """Modules named by ``pytest_plugins`` in the test module or its conftests."""
+        out: list[PyFileFacts] = []
+        for mf in (self.f, *self.conftests()):
+            for name in mf.plugins:
+                pf = self.r.mod(name)
+                if pf is not None and pf not in out:
+                    out.append(pf)
+        return out
 
     def _autouse(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
         got = self._autouse_memo.get(ck)
@@ -404,7 +420,7 @@ class TestDiscovery:
                             fx = kmf.scopes[bind[1][1]].fixture
                             if fx is not None and fx[1]:
                                 out.append((k[0], bind[1][1]))
-        for mf in (self.f, *self.conftests()):
+        for mf in (self.f, *self.conftests(), *self.plugin_modules()):
             for _name, sidx in sorted(self.module_fixtures(mf).items()):
                 fx = mf.scopes[sidx].fixture
                 if fx is not None and fx[1]:

@@ -3,9 +3,54 @@
 Public API (what the indexer calls)::
 
     extract_file(path, source, module, is_test, is_package) -> PyFileFacts
+        One pass over the file's AST (pure; runs in worker processes). Raises
+        SyntaxError / UnicodeDecodeError / ValueError on unparseable input.
     resolve_file(facts, lookup) -> FileResolution
+        Nodes defined in the file, edges whose reference site is in the file and
+        its unresolved sites. Depends only on ``facts`` and what it asks ``lookup``
+        (``ModuleLookup``: ``module(name)`` / ``path(relpath)``), so an incremental
+        re-resolution of a file equals a full one.
 
-``lookup`` implements :class:`ModuleLookup` (``module(name)``, ``path(relpath)``).
+Modules: ``extract`` (the visitor), ``facts`` (the picklable per-file records and
+the expression encoding), ``resolve`` (the evaluator and edge emission),
+``testdisc`` (pytest/unittest tests, fixtures, TESTS edges), ``pytest_marks``
+(static parametrize ids), ``tokens`` (ids/strs tokens).
+
+Semantics worth knowing (choices where Python leaves room):
+
+- A call of a decorated name resolves to the decorated function itself (what a
+  signature change must re-bind). Decorators are called at definition time from the
+  enclosing module/class, with the definition as argument (a factory ``@f(x)`` is a
+  call of ``f`` plus a call of what it returns); a wrapper that calls the function it
+  wraps gets a ``wrapper → function`` call edge.
+- A function used as a value gets a ``use`` edge (access ``ref``) from the scope that
+  references it. When it is passed to a repository function that calls that parameter
+  (directly or from a closure), the *invoking* function gets an inferred call edge to
+  it, made at the passing site (file/line of the argument); ``map``/``filter``/
+  ``sorted``/``min``/``max`` invoke their callable arguments for the caller.
+- Implicit calls are calls: property getters/setters, ``with`` (``__enter__``/
+  ``__exit__``), ``for`` (``__iter__``/``__next__``), operators, subscripts,
+  ``len()``/``str()``/... and ``in`` on instances of repository classes that define the
+  dunder, ``raise Cls``, and class creation (bases' ``__init_subclass__``, the
+  metaclass's ``__new__``/``__init__``). Instantiation is an ``instantiate`` edge plus a
+  call of the ``__init__`` found through the MRO.
+- Receivers are typed only from evidence: constructors, annotations (params, returns,
+  attributes, ``Optional``/unions/strings/``Self``/``tuple[...]``/``dict[...]``), return
+  inference through bodies (``return self._chain()`` chains), fields assigned in the
+  receiver's classes, ``isinstance`` narrowing, ``with ... as``, iteration, unpacking
+  and literal container indexing (including later ``x[k] = v``/``append`` stores).
+  Local names are flow-sensitive: a rebinding does not leak into earlier calls.
+- Resolution: ``exact`` = proven from names and constructors; ``inferred`` = relied on
+  an annotation, a return-type/field inference or a passed callback; ``ambiguous`` =
+  one of several candidates (a union receiver, a name bound differently on two
+  paths, iterating a list of different callables), each emitted.
+- Never guessed: unknown receivers, dynamic attributes, registries, ``importlib``,
+  ``eval``, ``globals()`` are recorded as unresolved sites (with the names/strings
+  found there); registrations (module/class-level displays holding functions or
+  classes) are recorded too. Externals are recorded only for attribute chains;
+  builtins are skipped.
+- Lambdas are not nodes: their bodies belong to the enclosing scope. Several
+  definitions of one qualname (conditional defs, a property's setter) share the id.
 """
 
 from impactlens.index.python.extract import decode_source, extract_file

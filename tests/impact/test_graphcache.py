@@ -123,11 +123,11 @@ def test_in_memory_site_query_matches_the_sql_one_without_external_sites(make_re
     # a re-index through another connection is seen (SQLite's data_version moved)
     other = Store.open(index_path(root))
     try:
-        assert other.unresolved_sites_where(words=["op_a"], external=False)
+        assert other.unresolved_sites_where(words=["other"], external=False)
         (root / "dyn/run.py").write_text("def run(thing):\n    return thing.op_b()\n")
         with Project(root) as p:
             p.index()
-        assert not other.unresolved_sites_where(words=["op_a"], external=False)
+        assert not other.unresolved_sites_where(words=["other"], external=False)
         assert other.unresolved_sites_where(words=["op_b"], external=False)
     finally:
         other.close()

@@ -209,13 +209,19 @@ def _match(u: UnresolvedSite, names: set[str], dotted: set[str], module: str,
     return None
 
 
-def test_sources(hidden: Hidden, walked: Iterable[str], cap: int) -> list[str]:
+def test_sources(graph: CachedGraph, hidden: Hidden, walked: Iterable[str], cap: int
+                 ) -> list[str]:
     """Functions holding a hit that become test-map sources (at the CALLS weight): the
-    strong ones always, the weak ones when there are at most ``cap`` of them."""
+    strong ones always, the weak ones when there are at most ``cap`` of them. A module- or
+    class-level site (a registration, not a dispatch) calls nothing: no source."""
     seen = set(walked)
-    strong = sorted({h.scope for h in hidden.hits if hidden.strength[h] == STRONG} - seen)
+    scopes = {h.scope for h in hidden.hits}
+    calls = {s for s, n in graph.nodes(scopes).items()
+             if n.kind in (NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.TEST)}
+    strong = sorted({h.scope for h in hidden.hits if hidden.strength[h] == STRONG}
+                    & calls - seen)
     weak = sorted({h.scope for h in hidden.hits if hidden.strength[h] == WEAK}
-                  - seen - set(strong))
+                  & calls - seen - set(strong))
     return strong + (weak if len(weak) <= cap else [])
 
 

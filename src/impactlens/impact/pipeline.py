@@ -77,7 +77,7 @@ def run_pipeline(
             hits: list = []
             ranked: list = []
         else:
-            reach = test_sources(found, [seed, *(m.entity for m in result.members)],
+            reach = test_sources(graph, found, [seed, *(m.entity for m in result.members)],
                                  settings.max_hidden_sources)
             hits = (change_tests(graph, ch, result, seed, settings,
                                  include_seed=binding is None, hidden=reach)

@@ -239,3 +239,39 @@ def test_callers_of_the_overridden_base_method_may_dispatch_to_the_changed_overr
     g.test("tests/test_other.py::test_other")
     g.tests("tests/test_other.py::test_other", "app.other.Other.run")
     assert "tests/test_other.py::test_other" not in confs(g, seed="app.auth.Sub.run")
+
+
+def test_an_added_module_level_statement_runs_in_every_test_importing_the_module():
+    g = Graph()
+    g.module("app.places", file="app/places.py")
+    g.fn("app.places.load", file="app/places.py")
+    user = _test_module(g, "test_places", "app.places.load")  # from app.places import load
+    other = _test_module(g, "test_other", "app.other.thing")
+    before = "def load():\n    return 1\n"
+    res = run_pipeline(g, [FileChange("app/places.py", before, "import json\n" + before)],
+                       module_of=module_of)
+    assert [(c.change_type.value, c.kind) for c in res.changes] == [("add", "import")]
+    assert res.validate == (user,) and other not in res.validate
+    assert res.test_map[0].conf == 0.45 and res.triage.may_impact == ()  # no obligation
+
+
+def test_an_added_override_runs_in_the_tests_that_reach_the_base_on_its_class():
+    g = Graph()
+    g.cls("app.b.Backend")
+    g.method("app.b.Backend.describe")
+    for sub in ("Token", "Password"):
+        g.cls(f"app.b.{sub}")
+        g.edge(f"app.b.{sub}", "app.b.Backend", EdgeKind.INHERIT)
+        g.test(f"tests/test_b.py::test_{sub.lower()}")
+        g.new(f"tests/test_b.py::test_{sub.lower()}", f"app.b.{sub}")
+        g.tests(f"tests/test_b.py::test_{sub.lower()}", "app.b.Backend.describe")
+    before = "class Token(Backend):\n    kind = 't'\n"
+    after = before + "\n    def describe(self):\n        return 't'\n"
+    res = run_pipeline(g, [FileChange("app/b.py", before, after)], module_of=module_of)
+    assert res.validate == ("tests/test_b.py::test_token",)
+    (t,) = res.test_map
+    assert (t.conf, t.via, t.relation) == (0.56, "app.b.Backend.describe", "INHERITS")
+    # a brand-new function runs nowhere yet
+    fresh = run_pipeline(g, [FileChange("app/b.py", before, before + "\n\ndef f():\n    pass\n")],
+                         module_of=module_of)
+    assert fresh.validate == ()

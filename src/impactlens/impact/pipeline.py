@@ -20,7 +20,7 @@ from impactlens.impact.graphcache import cached
 from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
 from impactlens.impact.relations import select_relations
-from impactlens.impact.testmap import change_tests, merge_test_map
+from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
 from impactlens.impact.walk import walk
 from impactlens.model import (
     AtomicChange,
@@ -73,8 +73,9 @@ def run_pipeline(
         result = walk(graph, seed, rels, settings, import_binding=binding)
         found = find_hidden(graph, ch, result, seed, unresolved, modules[ch.file], module_of)
         hidden.update(found.hits)
-        if ch.change_type is ChangeType.ADD:
-            hits: list = []
+        if ch.change_type is ChangeType.ADD:  # no obligation; only what the new node runs in
+            hits: list = (added_tests(graph, ch, modules[ch.file], settings)
+                          if "testmap" in channels else [])
             ranked: list = []
         else:
             reach = test_sources(graph, found, [seed, *(m.entity for m in result.members)],

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from impactlens.impact.graphcache import cached
+from impactlens.impact.graphcache import CachedGraph, cached
 from impactlens.model import (
     AtomicChange,
     EdgeKind,
@@ -55,6 +55,8 @@ _CONTAINS = frozenset({_K.CONTAINS})
 _OVERRIDE = frozenset({_K.OVERRIDE})
 _IMPORT = frozenset({_K.IMPORT})
 _IN_KINDS = _TESTS | _CALLS | _INHERIT | _CONTAINS
+_INHERIT_OUT = _INHERIT  # class → base (walked up only to find what an added method overrides)
+_TOUCH = frozenset({_K.TESTS, _K.CALL, _K.INSTANTIATE})
 
 
 class _Memo:
@@ -147,7 +149,7 @@ class _Memo:
 
 def tests_for(graph: GraphView, sources: Iterable[str],
               settings: Settings = DEFAULT, *, seed: str | None = "",
-              hidden: Iterable[str] = ()) -> dict[str, _Hit]:
+              hidden: Iterable[str] = (), hidden_edge: str = "CALLS") -> dict[str, _Hit]:
     """Affected tests of ``sources`` with their confidence (all, before the threshold).
 
     Bottleneck search: a path's confidence is its weakest edge, a test keeps its
@@ -179,11 +181,12 @@ def tests_for(graph: GraphView, sources: Iterable[str],
             hit(s, w["TESTS"], s, "TESTS")
         state[s] = (1.0, 0)
         frontier.append((s, 1.0, 0, s, ""))
+    hw = w[hidden_edge]
     for s in weak:
         if memo.is_test(s):
-            hit(s, w["CALLS"], s, "CALLS")
-        state[s] = (w["CALLS"], 0)
-        frontier.append((s, w["CALLS"], 0, s, "CALLS"))
+            hit(s, hw, s, hidden_edge)
+        state[s] = (hw, 0)
+        frontier.append((s, hw, 0, s, hidden_edge))
     max_hops = settings.max_depth
     nxt: list[tuple[str, float, int, str, str]] = []
 
@@ -262,6 +265,73 @@ def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, see
                       relation=h.relation)
            for t, h in hits.items() if h.conf >= settings.test_map_min]
     return sorted(out, key=lambda t: (-t.conf, t.test_id))
+
+
+def added_tests(graph: GraphView, change: AtomicChange, module: str,
+                settings: Settings = DEFAULT) -> list[TestImpact]:
+    """Tests an added node runs although nothing references it yet (§3.5: paths from the
+    changed file). A module-level statement (an import, a binding) runs whenever the
+    module is imported: the tests importing the module or anything defined in it
+    (IMPORTS). A method added to a class overrides the nearest same-named base method
+    for the class's instances: the tests reaching that base method may now dispatch to
+    it (INHERITS). A new function or class runs nowhere yet."""
+    g = cached(graph)
+    memo = _Memo(g)
+    w = settings.test_edge_weights
+    parent, _, leaf = change.entity.rpartition(".")
+    hits: dict[str, _Hit] = {}
+    if change.kind in ("import", "field") and parent == module and module:
+        mod = g.node(module)
+        ids = [module, *([n.id for n in g.nodes_in_file(mod.file) if "::" not in n.id]
+                         if mod is not None else [])]
+        importers = sorted({e.src for es in g.in_edges_many(ids, _IMPORT).values()
+                            for e in es})
+        g.nodes(importers)
+        memo.prefetch_tests_under(i for i in importers if memo.is_module(i))
+        for i in importers:
+            for t in [i] if memo.is_test(i) else memo.tests_under(i) if memo.is_module(i) else []:
+                hits.setdefault(t, _Hit(w["IMPORTS"], module, "IMPORTS"))
+    elif change.kind == "method" and parent:
+        base = _overridden(g, parent, leaf)
+        if base is not None:
+            hits = tests_for(g, [], settings, seed=None, hidden=[base], hidden_edge="INHERITS")
+            # dispatch reaches the new method only on instances of its class: keep the tests
+            # that touch the class (or a subclass) themselves
+            classes = _with_subclasses(g, parent)
+            touched = g.out_edges_many(hits, _TOUCH)
+            hits = {t: h for t, h in hits.items()
+                    if any(e.dst in classes or e.dst.rsplit(".", 1)[0] in classes
+                           for e in touched.get(t, ()))}
+    out = [TestImpact(file=change.file, test_id=t, conf=round(h.conf, 4), via=h.via,
+                      relation=h.relation)
+           for t, h in hits.items() if h.conf >= settings.test_map_min]
+    return sorted(out, key=lambda t: (-t.conf, t.test_id))
+
+
+def _with_subclasses(g: CachedGraph, cls: str) -> set[str]:
+    out, level = {cls}, [cls]
+    for _ in range(8):
+        level = sorted({e.src for c in level for e in g.in_edges(c, _INHERIT)} - out)
+        if not level:
+            break
+        out.update(level)
+    return out
+
+
+def _overridden(g: CachedGraph, cls: str, name: str) -> str | None:
+    """The nearest base-class method ``name`` of class ``cls`` (breadth first)."""
+    seen, level = {cls}, [cls]
+    for _ in range(8):
+        bases = sorted({e.dst for c in level for e in g.out_edges(c, _INHERIT_OUT)} - seen)
+        for b in bases:
+            n = g.node(f"{b}.{name}")
+            if n is not None and n.kind is NodeKind.METHOD:
+                return n.id
+        if not bases:
+            return None
+        seen.update(bases)
+        level = bases
+    return None
 
 
 def merge_test_map(per_change: Iterable[Sequence[TestImpact]],

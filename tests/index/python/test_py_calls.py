@@ -863,3 +863,47 @@ def test_stacked_decorators_wrappers_call_what_they_wrap() -> None:
     assert ("m.inner.wrap_inner", "m.target") in r.pairs("call")
     assert ("m.outer.wrap_outer", "m.target") not in r.pairs("call")
     assert r.calls_from("m.run") == {"m.target"}
+
+
+def test_negative_isinstance_guard_narrows_the_rest() -> None:
+    r = one("""
+        class A:
+            def go(self):
+                pass
+
+        def run(x):
+            if not isinstance(x, A):
+                raise TypeError("no")
+            x.go()
+
+        def other(x):
+            if not isinstance(x, A):
+                x.go()
+    """)
+    assert r.calls_from("m.run") == {"m.A.go"}
+    assert r.calls_from("m.other") == set()
+
+
+def test_constructors_new_and_dataclass_post_init() -> None:
+    r = one("""
+        from dataclasses import dataclass
+
+        class Single:
+            _inst = None
+            def __new__(cls, *a):
+                return super().__new__(cls)
+            def __init__(self, x):
+                pass
+
+        @dataclass
+        class Cfg:
+            path: str
+            def __post_init__(self):
+                pass
+
+        def run():
+            Single(1)
+            Cfg("p")
+    """)
+    assert r.calls_from("m.run") == {"m.Single.__new__", "m.Single.__init__",
+                                     "m.Cfg.__post_init__"}

@@ -686,6 +686,9 @@ class _Extractor:
 
     def s_If(self, node: ast.If) -> None:
         narrow = self._isinstance_narrow(node.test)
+        neg = None
+        if narrow is None and type(node.test) is ast.UnaryOp and type(node.test.op) is ast.Not:
+            neg = self._isinstance_narrow(node.test.operand)  # `if not isinstance(x, A):`
         self.ev(node.test)
         s0 = self.cur
         outer = self.asg
@@ -703,13 +706,23 @@ class _Extractor:
                 s1[narrow[0]] = prev
             else:
                 del s1[narrow[0]]
-        if node.orelse:
+        if node.orelse or (neg is not None and s1 is None):
             self.cur = dict(s0)
             self.asg = set()
             self.dead = False
+            if neg is not None:
+                # the else path (and, after an early exit, the rest) has x: A
+                self.bind_temp(neg[0], neg[1], node.lineno)
+                self.asg.add(neg[0])
             self.block(node.orelse)
             s2 = None if self.dead else self.cur
             a2 = self.asg
+            if neg is not None and s1 is not None and s2 is not None:
+                prev = s0.get(neg[0])
+                if prev:
+                    s2[neg[0]] = prev
+                else:
+                    s2.pop(neg[0], None)
         else:
             s2 = s0
             a2 = set()

@@ -54,6 +54,7 @@ from impactlens.index.python.facts import (
     B_CLASS,
     B_DEF,
     B_IMPORT,
+    C_DATACLASS,
     CLASS,
     F_CLASSMETHOD,
     F_GENERATOR,
@@ -1442,10 +1443,8 @@ class _Sites(_Resolver):
                 pending.append((cid, K_INSTANTIATE, True, (it[1], it[2])))
                 if cid not in primaries:
                     primaries.append(cid)
-                init, _ = self.class_attr((it[1], it[2]), "__init__", True)
-                for f in init:
-                    if f[0] == "F":
-                        pending.append((self.scope_id(f[1], f[2]), K_CALL, True, (f[1], f[2])))
+                for f in self.constructors((it[1], it[2])):
+                    pending.append((self.scope_id(f[1], f[2]), K_CALL, True, (f[1], f[2])))
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
@@ -1508,6 +1507,26 @@ class _Sites(_Resolver):
                                        R_INFERRED, call_detail(1, (), False, False, bool(v[3])),
                                        (v[1], v[2])))
 
+    def constructors(self, ck: tuple[str, int]) -> Items:
+        """What ``Cls(...)`` runs in the repository: ``__new__`` and ``__init__`` found
+        through the MRO; for a dataclass without a written ``__init__``, the generated one
+        calls ``__post_init__``."""
+        out: Items = []
+        got, _ = self.class_attr(ck, "__new__", False)
+        out.extend(f for f in got if f[0] == "F")
+        got, _ = self.class_attr(ck, "__init__", True)
+        inits = [f for f in got if f[0] == "F"]
+        out.extend(inits)
+        if not inits:
+            order, _gap = self.mro(ck)
+            for k in order:
+                kmf = self.mod(k[0])
+                if kmf is not None and kmf.scopes[k[1]].flags & C_DATACLASS:
+                    got, _ = self.class_attr(ck, "__post_init__", True)
+                    out.extend(f for f in got if f[0] == "F")
+                    break
+        return out
+
     def _passed_functions(self, mf: PyFileFacts, sidx: int, targets: list[Any],
                           fargs: tuple[Any, ...], src: str, line: int, sink: _Sink,
                           recv: Any) -> None:
@@ -1551,13 +1570,11 @@ class _Sites(_Resolver):
                         sink.edges.append((caller, self.scope_id(v[1], v[2]), K_INSTANTIATE,
                                            line, R_INFERRED, call_detail(n, kw, st, dst_, True),
                                            (v[1], v[2])))
-                        init, _ = self.class_attr((v[1], v[2]), "__init__", True)
-                        for f in init:
-                            if f[0] == "F":
-                                sink.edges.append((caller, self.scope_id(f[1], f[2]), K_CALL,
-                                                   line, R_INFERRED,
-                                                   call_detail(n, kw, st, dst_, True),
-                                                   (f[1], f[2])))
+                        for f in self.constructors((v[1], v[2])):
+                            sink.edges.append((caller, self.scope_id(f[1], f[2]), K_CALL,
+                                               line, R_INFERRED,
+                                               call_detail(n, kw, st, dst_, True),
+                                               (f[1], f[2])))
 
     # ----------------------------------------------------------------- refs
     def ref_items(self, mf: PyFileFacts, sidx: int, name: str, reach: Any) -> Items:

@@ -50,7 +50,6 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from impactlens.index.python.facts import (
-    B_ASSIGN,
     B_CLASS,
     B_DEF,
     B_IMPORT,
@@ -1769,7 +1768,6 @@ class _Sites(_Resolver):
                             None))
         for sidx, line, text in f.bad_relative:
             unresolved.append((line, scopes[sidx].qual, U_UNKNOWN_NAME, text, ()))
-        self._registries(unresolved)
         for sidx, sc in enumerate(scopes):
             if sc.kind != CLASS:
                 continue
@@ -1795,35 +1793,6 @@ class _Sites(_Resolver):
                 for fs in defs:
                     raw.append((src_ids[fs], base_id, K_OVERRIDE, scopes[fs].def_line,
                                 R_EXACT, "", None))
-
-    def _registries(self, unresolved: list[Any]) -> None:
-        """Module/class-level dict or list displays holding functions or classes: whatever
-        is stored there is reachable by dynamic dispatch, so the registration itself is
-        recorded (reason registry-dispatch; names = the variable and what it registers)."""
-        f = self.facts
-        for sidx, sc in enumerate(f.scopes):
-            if sc.kind == FUNCTION:
-                continue
-            for name, enc, line, _end, kind in sc.binds:
-                if kind != B_ASSIGN or enc[0] not in ("dl", "sl"):
-                    continue
-                members = enc[2]
-                if not any(m[0] in ("n", "a") for m in members):
-                    continue
-                ids: list[str] = []
-                for m in members:
-                    if m[0] not in ("n", "a"):
-                        continue
-                    vals, _ = self.vals(f, sidx, m, None)
-                    for v in vals:
-                        if v[0] in ("F", "C"):
-                            i = self.item_id(v)
-                            if i and i not in ids:
-                                ids.append(i)
-                if ids:
-                    shape = "{...}" if enc[0] == "dl" else "[...]"
-                    unresolved.append((line, sc.qual, U_REGISTRY_DISPATCH,
-                                       f"{name} = {shape}", (name, *ids[:31])))
 
     def _overridden(self, order: list[tuple[str, int]], name: str) -> str | None:
         for k in order:

@@ -404,8 +404,9 @@ def test_dataclass_fields_and_classmethod_returning_cls() -> None:
             Point(1, y=2)
     """)
     assert r.node("m.Point.x").kind == "field"
-    assert r.calls_from("m.run") == {"m.Point.origin", "m.Point.norm"}
+    assert r.calls_from("m.run") == {"m.Point.origin", "m.Point.norm", "m.Point.__init__"}
     assert r.calls_from("m.run", "instantiate") == {"m.Point"}
+    assert r.calls_from("m.Point.origin") == {"m.Point.__init__"}  # cls(0, 0)
     assert ("m.Point.norm", "m.Point.x") in r.pairs("use")
 
 
@@ -904,4 +905,49 @@ def test_constructors_new_and_dataclass_post_init() -> None:
             Cfg("p")
     """)
     assert r.calls_from("m.run") == {"m.Single.__new__", "m.Single.__init__",
-                                     "m.Cfg.__post_init__"}
+                                     "m.Cfg.__init__"}
+    assert r.calls_from("m.Cfg.__init__") == {"m.Cfg.__post_init__"}
+
+
+def test_dataclass_generated_init_node_and_signature() -> None:
+    r = one("""
+        from dataclasses import KW_ONLY, dataclass, field
+        from typing import ClassVar
+
+        def new_tags():
+            return []
+
+        @dataclass
+        class Base:
+            id: int
+            name: str = "x"
+
+        @dataclass(frozen=True)
+        class Item(Base):
+            registry: ClassVar[dict] = {}
+            tags: list[str] = field(default_factory=new_tags)
+            secret: str = field(default="", init=False)
+            _: KW_ONLY
+            price: "float" = 0.0
+
+        class Plain(Item):
+            pass
+
+        @dataclass(init=False)
+        class Manual:
+            x: int
+
+        def run():
+            Item(1, "a")
+            Plain(2)
+            Manual()
+    """)
+    init = r.node("m.Item.__init__")
+    assert init.kind == "method" and init.parent == "m.Item"
+    assert init.signature == (
+        'def __init__(self, id: int, name: str = ..., tags: list[str] = ..., *, '
+        'price: "float" = ...):')
+    assert r.calls_from("m.Item.__init__") == {"m.new_tags"}
+    assert r.calls_from("m.run") == {"m.Item.__init__"}
+    assert r.detail("m.run", "m.Item.__init__")["bound"] is True
+    assert not [n for n in r.nodes if n.id in ("m.Manual.__init__", "m.Plain.__init__")]

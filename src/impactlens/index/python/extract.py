@@ -622,11 +622,51 @@ class _Extractor:
             venc = self.ev(node.value)
         enc: Enc = ("an", alts, self.sidx, venc) if alts else (venc if venc is not None else U)
         t = node.target
+        if self.sc.kind == CLASS and self.sc.dc is not None and type(t) is ast.Name:
+            self._dataclass_field(node, t.id, venc)
         if node.value is None and self.sc.kind == FUNCTION and type(t) is ast.Name:
             # a bare declaration: types later bindings, binds nothing itself
             self.bind(t.id, enc, node.lineno, node.end_lineno or node.lineno, B_OTHER)
             return
         self.bind_target(t, enc, node)
+
+    def _dataclass_field(self, node: ast.AnnAssign, name: str, _venc: Enc | None) -> None:
+        """Record a field of a @dataclass body: (name, annotation text, has default,
+        kw_only, default_factory enc) — ClassVars and init=False fields are not fields of
+        the generated ``__init__``."""
+        dc = self.sc.dc
+        assert dc is not None
+        ann = node.annotation
+        head = pm.dotted(ann.value) if type(ann) is ast.Subscript else pm.dotted(ann)
+        last = head.rpartition(".")[2]
+        if last == "ClassVar" or (type(ann) is ast.Constant and "ClassVar" in str(ann.value)):
+            return
+        if last == "KW_ONLY":
+            dc[1] = True
+            return
+        kw_only = dc[1]
+        has_default = node.value is not None
+        factory = None
+        v = node.value
+        if type(v) is ast.Call and pm.dotted(v.func).rpartition(".")[2] == "field":
+            has_default = False
+            for kw in v.keywords:
+                if kw.arg == "default":
+                    has_default = True
+                elif kw.arg == "default_factory":
+                    has_default = True
+                    fv = kw.value
+                    if type(fv) is ast.Name:
+                        factory = self._name_noref(fv.id)
+                    elif type(fv) is ast.Attribute and type(fv.value) is ast.Name:
+                        factory = ("a", self._name_noref(fv.value.id), fv.attr)
+                elif kw.arg == "init" and type(kw.value) is ast.Constant and not kw.value.value:
+                    return
+                elif kw.arg == "kw_only" and type(kw.value) is ast.Constant:
+                    kw_only = bool(kw.value.value)
+        text = _WS.sub(" ", self._segment(ann.lineno, ann.col_offset, ann.end_lineno or ann.lineno,
+                                          ann.end_col_offset or 0)).strip()
+        dc[2].append((name, text, has_default, kw_only, factory))
 
     def _all_extend(self, value: ast.expr) -> None:
         if self.all_spec is None:
@@ -1114,10 +1154,17 @@ class _Extractor:
         decos, _flags, line0, _ = self._decorators(node.decorator_list, node.name, False,
                                                    ("cls", len(self.scopes)))
         cflags = 0
-        for t in decos:
+        dc: list[Any] | None = None
+        for t, d in zip(decos, node.decorator_list, strict=False):
             last = t.rpartition(".")[2]
             if last in ("dataclass", "define", "frozen", "mutable", "s", "attrs"):
                 cflags |= C_DATACLASS
+                if last != "s":  # annotated fields: a generated __init__ we can describe
+                    dc = [True, False, []]  # init, kw_only, fields
+                    if type(d) is ast.Call:
+                        for kw in d.keywords:
+                            if kw.arg in ("init", "kw_only") and type(kw.value) is ast.Constant:
+                                dc[0 if kw.arg == "init" else 1] = bool(kw.value.value)
         self.noref += 1
         try:
             bases = tuple(self.ev(b) for b in node.bases)
@@ -1139,6 +1186,8 @@ class _Extractor:
         sc = Scope(kind=CLASS, name=node.name, qual=psc.qual + "." + node.name, parent=psidx,
                    line=min(line0, node.lineno), end=end, def_line=node.lineno, decos=decos,
                    flags=cflags, bases=bases, meta=meta)
+        if dc is not None:
+            sc.dc = dc
         if self.is_test:
             marks, use = pm.read_marks(node.decorator_list)
             if marks:

@@ -107,6 +107,9 @@ class Scope:
     # class scopes
     bases: tuple[Enc, ...] = ()
     meta: Enc | None = None  # the metaclass= keyword
+    # @dataclass: [init, kw_only, [(field, annotation text, has default, kw_only,
+    #              default_factory enc | None), ...]]
+    dc: list[Any] | None = None
     inst: dict[str, list[tuple[Enc, int, int, int]]] = field(default_factory=dict)
     # function scopes
     params: tuple[tuple[str, int, bool], ...] = ()  # (name, kind, has_default); kind below

@@ -53,7 +53,6 @@ from impactlens.index.python.facts import (
     B_CLASS,
     B_DEF,
     B_IMPORT,
-    C_DATACLASS,
     CLASS,
     F_CLASSMETHOD,
     F_GENERATOR,
@@ -68,11 +67,13 @@ from impactlens.index.python.facts import (
     Scope,
     make_node,
 )
+from impactlens.index.python.tokens import ident_tokens
 from impactlens.model import (
     Edge,
     EdgeKind,
     FileResolution,
     Node,
+    NodeKind,
     Resolution,
     UnresolvedReason,
     UnresolvedSite,
@@ -110,6 +111,7 @@ U_UNKNOWN_RECEIVER = UnresolvedReason.UNKNOWN_RECEIVER
 U_UNKNOWN_NAME = UnresolvedReason.UNKNOWN_NAME
 U_EXTERNAL = UnresolvedReason.EXTERNAL
 _KIND_ENUM = {k.value: k for k in EdgeKind}
+_METHOD = NodeKind.METHOD
 _RES_ENUM = {r.value: r for r in Resolution}
 
 U_RECV: Val = ("U", "recv")
@@ -1442,8 +1444,8 @@ class _Sites(_Resolver):
                 pending.append((cid, K_INSTANTIATE, True, (it[1], it[2])))
                 if cid not in primaries:
                     primaries.append(cid)
-                for f in self.constructors((it[1], it[2])):
-                    pending.append((self.scope_id(f[1], f[2]), K_CALL, True, (f[1], f[2])))
+                for cid_, tk_ in self.constructors((it[1], it[2])):
+                    pending.append((cid_, K_CALL, True, tk_))
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
@@ -1506,25 +1508,42 @@ class _Sites(_Resolver):
                                        R_INFERRED, call_detail(1, (), False, False, bool(v[3])),
                                        (v[1], v[2])))
 
-    def constructors(self, ck: tuple[str, int]) -> Items:
-        """What ``Cls(...)`` runs in the repository: ``__new__`` and ``__init__`` found
-        through the MRO; for a dataclass without a written ``__init__``, the generated one
-        calls ``__post_init__``."""
-        out: Items = []
+    def constructors(self, ck: tuple[str, int]) -> list[tuple[str, Any]]:
+        """(id, target key) of what ``Cls(...)`` runs in the repository: ``__new__`` and
+        the ``__init__`` found through the MRO — a written one, or the one a @dataclass
+        generates (a synthesized ``Cls.__init__`` node, see :meth:`dataclass_inits`)."""
+        out: list[tuple[str, Any]] = []
         got, _ = self.class_attr(ck, "__new__", False)
-        out.extend(f for f in got if f[0] == "F")
-        got, _ = self.class_attr(ck, "__init__", True)
-        inits = [f for f in got if f[0] == "F"]
-        out.extend(inits)
-        if not inits:
-            order, _gap = self.mro(ck)
-            for k in order:
-                kmf = self.mod(k[0])
-                if kmf is not None and kmf.scopes[k[1]].flags & C_DATACLASS:
-                    got, _ = self.class_attr(ck, "__post_init__", True)
-                    out.extend(f for f in got if f[0] == "F")
-                    break
+        out.extend((self.scope_id(f[1], f[2]), (f[1], f[2])) for f in got if f[0] == "F")
+        order, _gap = self.mro(ck)
+        for k in order:
+            kmf = self.mod(k[0])
+            if kmf is None:
+                continue
+            ksc = kmf.scopes[k[1]]
+            if "__init__" in ksc.byname:
+                got, _ = self.class_attr(ck, "__init__", True)
+                out.extend((self.scope_id(f[1], f[2]), (f[1], f[2])) for f in got
+                           if f[0] == "F")
+                break
+            if ksc.dc is not None and ksc.dc[0]:
+                out.append((ksc.qual + ".__init__", None))
+                break
         return out
+
+    def dataclass_fields(self, ck: tuple[str, int]) -> list[tuple[Any, ...]]:
+        """Fields of the generated ``__init__``: base dataclasses first (C3 reversed), a
+        redefined field keeping its first position; each (name, ann, default, kw_only,
+        factory, facts, class scope)."""
+        order, _gap = self.mro(ck)
+        fields: dict[str, tuple[Any, ...]] = {}
+        for k in reversed(order):
+            kmf = self.mod(k[0])
+            if kmf is None or kmf.scopes[k[1]].dc is None:
+                continue
+            for fld in kmf.scopes[k[1]].dc[2]:
+                fields[fld[0]] = (*fld, kmf, kmf.scopes[k[1]].parent)
+        return list(fields.values())
 
     def _passed_functions(self, mf: PyFileFacts, sidx: int, targets: list[Any],
                           fargs: tuple[Any, ...], src: str, line: int, sink: _Sink,
@@ -1569,11 +1588,9 @@ class _Sites(_Resolver):
                         sink.edges.append((caller, self.scope_id(v[1], v[2]), K_INSTANTIATE,
                                            line, R_INFERRED, call_detail(n, kw, st, dst_, True),
                                            (v[1], v[2])))
-                        for f in self.constructors((v[1], v[2])):
-                            sink.edges.append((caller, self.scope_id(f[1], f[2]), K_CALL,
-                                               line, R_INFERRED,
-                                               call_detail(n, kw, st, dst_, True),
-                                               (f[1], f[2])))
+                        for cid_, tk_ in self.constructors((v[1], v[2])):
+                            sink.edges.append((caller, cid_, K_CALL, line, R_INFERRED,
+                                               call_detail(n, kw, st, dst_, True), tk_))
 
     # ----------------------------------------------------------------- refs
     def ref_items(self, mf: PyFileFacts, sidx: int, name: str, reach: Any) -> Items:
@@ -1719,6 +1736,7 @@ class _Sites(_Resolver):
             else:
                 nodes.append(make_node(row, path))
         nodes.extend(disc.inherited_nodes())
+        nodes.extend(self.dataclass_inits(raw))
         for n in nodes:
             if n.parent is not None:
                 raw.append((n.parent, n.id, K_CONTAINS, n.start_line, R_EXACT,
@@ -1733,6 +1751,49 @@ class _Sites(_Resolver):
         nodes.sort(key=lambda n: (n.start_line, n.id, n.kind.value, n.end_line))
         return FileResolution(path=path, nodes=tuple(nodes), edges=tuple(edges),
                               unresolved=tuple(unres))
+
+    def dataclass_inits(self, raw: list[RawEdge]) -> list[Node]:
+        """A METHOD node for each @dataclass ``__init__`` generated in this file (its
+        signature from the fields, so construction sites can be checked against it), with
+        the calls the generated code makes: default factories and ``__post_init__``."""
+        f = self.facts
+        out: list[Node] = []
+        for sidx, sc in enumerate(f.scopes):
+            if sc.kind != CLASS or sc.dc is None or not sc.dc[0] or "__init__" in sc.byname:
+                continue
+            ck = (f.module, sidx)
+            fields = self.dataclass_fields(ck)
+            params = ["self"]
+            star = False
+            for name, ann, has_default, kw_only, _factory, _m, _s in \
+                    sorted(fields, key=lambda x: bool(x[3])):
+                if kw_only and not star:
+                    params.append("*")
+                    star = True
+                params.append(f"{name}: {ann}" + (" = ..." if has_default else ""))
+            sig = f"def __init__({', '.join(params)}):"
+            qual = sc.qual + ".__init__"
+            out.append(Node(id=qual, kind=_METHOD, qualname=qual, file=f.path,
+                            start_line=sc.def_line, end_line=sc.def_line, signature=sig,
+                            parent=sc.qual, ids=ident_tokens(qual, sig), imports=f.mod_imports))
+            line = sc.def_line
+            for _n, _a, _d, _k, factory, fmf, fs in fields:
+                if factory is None:
+                    continue
+                vals, _ = self.vals(fmf, fs, factory, None)
+                for v in vals:
+                    if v[0] == "F":
+                        raw.append((qual, self.scope_id(v[1], v[2]), K_CALL, line, R_EXACT,
+                                    call_detail(0, (), False, False, bool(v[3])), None))
+                    elif v[0] == "C":
+                        raw.append((qual, self.scope_id(v[1], v[2]), K_INSTANTIATE, line,
+                                    R_EXACT, call_detail(0, (), False, False, True), None))
+            got, _ = self.class_attr(ck, "__post_init__", True)
+            for g in got:
+                if g[0] == "F":
+                    raw.append((qual, self.scope_id(g[1], g[2]), K_CALL, line, R_EXACT,
+                                call_detail(0, (), False, False, True), None))
+        return out
 
     def _structure(self, raw: list[RawEdge], unresolved: list[Any], src_ids: list[str]) -> None:
         """Import, inherit and override edges; unresolvable imports."""

@@ -217,6 +217,8 @@ class _Extractor:
         self.strs: dict[str, None] = {}
         self.cls_ctx = -1  # class scope for super()
         self.lreach: list[list[int]] = []  # reach of name reads inside loops (fixed up)
+        # identical encodings share one tuple per scope (pickled once, kept once)
+        self.encs: dict[Any, Enc] = {}
         self.skip_overload_nodes: set[int] = set()
         self._sig_cache: dict[int, str] = {}
         self._stmt_sigs: dict[tuple[int, int], str] = {}
@@ -428,7 +430,7 @@ class _Extractor:
     # ---------------------------------------------------------------- scopes
     def push_scope(self, sc: Scope) -> tuple[Any, ...]:
         saved = (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
-                 self.temp, self.strs, self.cls_ctx, self.lreach)
+                 self.temp, self.strs, self.cls_ctx, self.lreach, self.encs)
         self.scopes.append(sc)
         self.sidx = len(self.scopes) - 1
         self.sc = sc
@@ -439,6 +441,7 @@ class _Extractor:
         self.temp = set()
         self.strs = {}
         self.lreach = []
+        self.encs = {}
         self.aux.append((self.temp, self.strs, {}))
         return saved
 
@@ -456,7 +459,7 @@ class _Extractor:
             sc.lreach = tuple(tuple(r) for r in self.lreach)
         _freeze(sc)
         (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
-         self.temp, self.strs, self.cls_ctx, self.lreach) = saved
+         self.temp, self.strs, self.cls_ctx, self.lreach, self.encs) = saved
 
     def block(self, stmts: list[ast.stmt]) -> None:
         table = _STMT
@@ -1287,7 +1290,10 @@ class _Extractor:
             self.loops[-1].uses.append((name, ridx))
             enc: Enc = ("n", name, ridx)
         else:
-            enc = ("n", name, reach)
+            key = (name, reach)
+            enc = self.encs.get(key)  # type: ignore[assignment]
+            if enc is None:
+                enc = self.encs[key] = ("n", name, reach)
         if not self.noref and (not reach or self.sc.kind != FUNCTION):
             self.sc.refs.append((node.lineno, enc, "r"))
         return enc
@@ -1299,7 +1305,11 @@ class _Extractor:
             self.lreach.append(list(reach))
             self.loops[-1].uses.append((name, ridx))
             return ("n", name, ridx)
-        return ("n", name, reach)
+        key = (name, reach)
+        enc = self.encs.get(key)
+        if enc is None:
+            enc = self.encs[key] = ("n", name, reach)
+        return enc
 
     def _scope_names(self, sidx: int) -> set[str]:
         """Names bound so far in an enclosing (still open) scope."""
@@ -1320,7 +1330,10 @@ class _Extractor:
                 self.sc.refs.append((value.lineno, base, "b"))
         else:
             base = self.ev(value)
-        enc = ("a", base, node.attr)
+        akey = (id(base), node.attr)
+        enc = self.encs.get(akey)  # type: ignore[assignment]
+        if enc is None or enc[1] is not base:
+            enc = self.encs[akey] = ("a", base, node.attr)
         if not self.noref and base[0] != "k":
             breach = self.reach_of(base) if base[0] == "n" else ()
             if breach and self.sc.kind == FUNCTION:
@@ -1593,7 +1606,10 @@ class _Extractor:
                     self.sc.refs.append((value.lineno, base, "b"))
             else:
                 base = self.ev(value)
-            fenc = ("a", base, func.attr)
+            akey = (id(base), func.attr)
+            fenc = self.encs.get(akey)
+            if fenc is None or fenc[1] is not base:
+                fenc = self.encs[akey] = ("a", base, func.attr)
             if func.attr == "import_module" and base[0] == "n" and base[1] == "importlib":
                 special = self._importlib_special(args, node.lineno)
                 if special[1] is not None:

@@ -105,6 +105,7 @@ _BINOP_DUNDER = {
     ast.BitOr: ("__or__", "__ror__"), ast.BitXor: ("__xor__", "__rxor__"),
     ast.BitAnd: ("__and__", "__rand__"),
 }
+_OP_RESULTS = frozenset(d for pair in _BINOP_DUNDER.values() for d in pair)
 _CMP_DUNDER = {
     ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.Lt: ("__lt__", "__gt__"),
     ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__"),
@@ -1397,9 +1398,10 @@ class _Extractor:
         if dunders is None or self.noref:
             return U
         self._op_site(node.lineno, left, dunders[0], 1, right, dunders[1])
-        if self._maybe_instance(left):
+        if self._maybe_instance(left) and not (left[0] == "c" and left[1][0] == "a"
+                                               and left[1][2] in _OP_RESULTS):
             return ("c", ("a", left, dunders[0]))
-        return U
+        return U  # (chained operators are not typed further: long "+" chains stay linear)
 
     def e_BoolOp(self, node: ast.BoolOp) -> Enc:
         return ("or", tuple(self.ev(v) for v in node.values))

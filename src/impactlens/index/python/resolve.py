@@ -207,6 +207,7 @@ class _Resolver:
         self._cattr: dict[tuple[Any, ...], tuple[Items, bool]] = {}
         self._scope_edges: dict[tuple[Any, ...], _Sink] = {}
         self._iter: dict[Val, Items] = {}
+        self._attr_memo: dict[tuple[int, int, Any], tuple[Enc, tuple[Items, bool]]] = {}
         self._entry: dict[tuple[Val, Any], Items | None] = {}
         self.depth = 0
 
@@ -343,11 +344,20 @@ class _Resolver:
         if tag == "n":
             return self.ev_name(mf, sidx, enc[1], enc[2], recv)
         if tag == "a":
+            # attribute encodings are shared within a scope (extract.py), so one memo
+            # entry serves every read of e.g. ``self.x`` and keeps long chains linear
+            key = (id(enc), sidx, recv)
+            got = self._attr_memo.get(key)
+            if got is not None and got[0] is enc:
+                return got[1]
             base, inf = self.ev(mf, sidx, enc[1], recv)
             if not base:
-                return _EMPTY
-            items, inf2 = self.attr(base, enc[2])
-            return items, inf or inf2
+                res = _EMPTY
+            else:
+                items, inf2 = self.attr(base, enc[2])
+                res = (items, inf or inf2)
+            self._attr_memo[key] = (enc, res)
+            return res
         if tag == "c":
             return self.ev_call(mf, sidx, enc, recv)
         if tag == "self":

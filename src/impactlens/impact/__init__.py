@@ -12,5 +12,7 @@ One module per stage, each a pure function over the frozen records of
 - :mod:`.triage`    (g) MUST-INSPECT / MAY-IMPACT / LOW-RISK with a real binding check
 - :mod:`.batch`     (h) dependency-consistent batches, seed first
 - :mod:`.dag`       (i) the cause-labelled impact DAG (token-capped)
+- :mod:`.hidden`    §7.4 un-analyzable sites that may reach a change (fragments, registries)
+- :mod:`.graphcache` a per-run memo over the graph with batched store reads
 - :mod:`.pipeline`  ``run_pipeline``: all of the above for one proposed edit
 """

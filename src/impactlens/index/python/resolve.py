@@ -1739,26 +1739,27 @@ class _Sites(_Resolver):
         raw.extend(disc.tests_edges(src_ids))
         # nodes
         nodes: list[Node] = []
+        own = disc.own
         for row in f.nodes:
             sidx = row[11]
-            if sidx > 0 and sidx in disc.own:
-                nodes.append(disc.test_node(row, sidx))
+            if sidx > 0 and sidx in own:
+                node = disc.test_node(row, sidx)
             else:
-                nodes.append(make_node(row, path))
-        nodes.extend(disc.inherited_nodes())
-        nodes.extend(self.dataclass_inits(raw))
-        for n in nodes:
-            if n.parent is not None:
-                raw.append((n.parent, n.id, K_CONTAINS, n.start_line, R_EXACT,
-                            "", None))
+                node = make_node(row, path)
+            nodes.append(node)
+            if node.parent is not None:
+                raw.append((node.parent, node.id, K_CONTAINS, node.start_line, R_EXACT, "",
+                            None))
+        for node in (*disc.inherited_nodes(), *self.dataclass_inits(raw)):
+            nodes.append(node)
+            raw.append((node.parent, node.id, K_CONTAINS, node.start_line, R_EXACT, "", None))
         kinds, ress = _KIND_ENUM, _RES_ENUM
-        edges = [Edge(src=e[0], dst=e[1], kind=kinds[e[2]], file=path, line=e[3],
-                      resolution=ress[e[4]], detail=e[5])
+        edges = [Edge(e[0], e[1], kinds[e[2]], path, e[3], ress[e[4]], e[5])
                  for e in sorted({e[:6] for e in raw if e[0] and e[1]})]
-        unres = sorted({UnresolvedSite(file=path, line=u[0], scope=u[1], reason=u[2],
-                                       text=u[3], names=u[4]) for u in unresolved},
-                       key=lambda u: (u.line, u.scope, u.reason.value, u.text, u.names))
-        nodes.sort(key=lambda n: (n.start_line, n.id, n.kind.value, n.end_line))
+        unres = [UnresolvedSite(path, u[0], u[1], u[5], u[3], u[4])
+                 for u in sorted({(u[0], u[1], u[2].value, u[3], u[4], u[2])
+                                  for u in unresolved})]
+        nodes.sort(key=_node_key)
         return FileResolution(path=path, nodes=tuple(nodes), edges=tuple(edges),
                               unresolved=tuple(unres))
 
@@ -1884,6 +1885,10 @@ class _Sites(_Resolver):
     def _top_in_repo(self, mod: str) -> bool:
         top = mod.partition(".")[0]
         return self.mod(top) is not None
+
+
+def _node_key(n: Node) -> tuple[Any, ...]:
+    return (n.start_line, n.id, n.kind.value, n.end_line)
 
 
 def _site_names(fenc: Enc) -> tuple[str, ...]:

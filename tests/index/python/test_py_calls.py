@@ -951,3 +951,25 @@ def test_dataclass_generated_init_node_and_signature() -> None:
     assert r.calls_from("m.run") == {"m.Item.__init__"}
     assert r.detail("m.run", "m.Item.__init__")["bound"] is True
     assert not [n for n in r.nodes if n.id in ("m.Manual.__init__", "m.Plain.__init__")]
+
+
+def test_type_aliases_in_annotations() -> None:
+    r = one("""
+        from typing import Optional
+
+        class User:
+            def save(self):
+                pass
+
+        Users = list[User]
+        MaybeUser = Optional["User"]
+        Either = User | None
+
+        def run(users: Users, u: MaybeUser, e: "Either"):
+            for x in users:
+                x.save()
+            u.save()
+            e.save()
+    """)
+    assert [e.line for e in r.edges if e.dst == "m.User.save" and e.kind == "call"] == [
+        14, 15, 16]

@@ -559,6 +559,11 @@ class _Extractor:
         value = node.value
         if self.sc.kind != FUNCTION:
             enc = self._ev_collecting_strs(value, node.lineno)
+            if (len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                    and _looks_like_type(value)):
+                alts = self.ann(value)
+                if alts:  # `UserList = list[User]`: a type alias usable in annotations
+                    enc = ("alias", alts, self.sidx, enc)
         else:
             enc = self.ev(value)
         for t in node.targets:
@@ -1780,6 +1785,25 @@ def _table(prefix: str, aliases: dict[str, str]) -> dict[type, Any]:
 
 _STMT = _table("s_", {"AsyncFor": "s_For", "AsyncWith": "s_With", "TryStar": "s_Try"})
 _EXPR = _table("e_", {"YieldFrom": "e_Yield"})
+
+
+_GENERIC_HEADS = frozenset({"Optional", "Union", "List", "Dict", "Set", "FrozenSet", "Tuple",
+                            "Sequence", "Iterable", "Iterator", "Mapping", "Type", "type",
+                            "list", "dict", "set", "frozenset", "tuple", "Annotated"})
+
+
+def _looks_like_type(node: ast.expr) -> bool:
+    """``list[User]``, ``Optional[User]``, ``A | B | None`` — a type alias definition."""
+    if type(node) is ast.Subscript:
+        head = node.value
+        name = head.id if type(head) is ast.Name else (
+            head.attr if type(head) is ast.Attribute else "")
+        return name in _GENERIC_HEADS
+    if type(node) is ast.BinOp and type(node.op) is ast.BitOr:
+        return all(type(x) in (ast.Name, ast.Attribute, ast.Subscript) or (
+            type(x) is ast.Constant and x.value is None) or _looks_like_type(x)
+            for x in (node.left, node.right))
+    return False
 
 
 def _freeze(sc: Scope) -> None:

@@ -447,6 +447,8 @@ class _Resolver:
             return self.unpack(vals, enc[2]), inf
         if tag == "prop":
             return [("PROPOBJ", mf.module, sidx, enc)], False
+        if tag == "alias":
+            return [("ALIAS", mf.module, enc[2], enc[1])], False
         return [U_RECV], False
 
     def _is_namespace_pkg(self, mf: PyFileFacts, top: str) -> bool:
@@ -880,6 +882,14 @@ class _Resolver:
                     vt = v[0]
                     if vt == "C":
                         out.append(("I", v[1], v[2]))
+                    elif vt == "ALIAS":  # a type alias: its own annotation
+                        amf = self.mod(v[1])
+                        if amf is not None and self.depth < 40:
+                            self.depth += 1
+                            try:
+                                out.extend(self.ann_vals(amf, v[2], v[3], recv))
+                            finally:
+                                self.depth -= 1
                     elif vt == "X" or vt == "B" or vt == "XI":
                         out.append(XI)
                     elif vt == "U":

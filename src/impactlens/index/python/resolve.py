@@ -95,7 +95,6 @@ _BUILTIN_RESULT = {
     "object": "object", "range": "range", "slice": "slice", "memoryview": "memoryview",
 }
 _SEQ_BUILTINS = frozenset({"list", "sorted", "reversed", "tuple", "set", "frozenset", "iter"})
-_TESTCASE_BASES = ("TestCase", "IsolatedAsyncioTestCase")
 
 # edge kinds / resolutions as plain strings inside the resolver (enum attribute access is
 # slow on the hot path); converted to the model enums once per file at the end
@@ -1205,9 +1204,6 @@ def _c3(seqs: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
 
 _IMPLICIT = frozenset({"deco", "raise", "iter", "with", "op", "classdef"})
 _CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
-_SETUP_NAMES = ("setUp", "setUpClass", "setUpTestData", "asyncSetUp", "setup_method",
-                "setup_class", "setup", "tearDown", "tearDownClass", "asyncTearDown",
-                "teardown_method", "teardown_class", "teardown")
 
 
 class _Sites(_Resolver):

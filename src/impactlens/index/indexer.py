@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import gc
 import hashlib
 import os
 import time
@@ -252,6 +253,17 @@ class Indexer:
     # ------------------------------------------------------------------ run
     def run(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         t0 = time.perf_counter()
+        # the graph built here has no reference cycles; the cyclic collector only rescans the
+        # growing heap of facts (measured: 22.6 s → 19.3 s on a cold Django index)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run_locked(full, progress, t0)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _run_locked(self, full: bool, progress: ProgressFn | None, t0: float) -> IndexSummary:
         with self._locked():
             store = Store.open(index_path(self.root), create=True)
             try:

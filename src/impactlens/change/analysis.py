@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 import difflib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from impactlens.change import inputs
 from impactlens.change.inputs import ProposedChange
 from impactlens.errors import BadInputError
+from impactlens.fileio import atomic_write
 
 if TYPE_CHECKING:
     from impactlens.api import Project
@@ -208,18 +207,6 @@ def impact_json_text(result: ImpactResult) -> str:
     return json.dumps(result.impact_json(), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_outputs(result: ImpactResult, out_dir: Path) -> list[Path]:
     """``changes.json``, ``impact.json``, ``test_map.txt`` into ``out_dir`` (each atomic)."""
     try:
@@ -236,7 +223,7 @@ def write_outputs(result: ImpactResult, out_dir: Path) -> list[Path]:
     for name, text in texts:
         p = out_dir / name
         try:
-            _atomic_write(p, text)
+            atomic_write(p, text)
         except OSError as exc:
             raise BadInputError(f"{p}: cannot write ({exc.strerror})") from None
         written.append(p)

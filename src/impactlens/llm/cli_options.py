@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from impactlens.errors import BadInputError
+from impactlens.fileio import atomic_write
 from impactlens.llm.config import ENV_MODEL, LLMConfig
 from impactlens.llm.guard import BodyGuard, make_body_guard
 from impactlens.llm.nextedit import next_edits, print_prompt
@@ -226,7 +226,7 @@ def run_llm_step(
     if out_dir is not None:
         path = Path(out_dir) / "impact.json"
         try:
-            _atomic_write(path, json.dumps(impact, indent=2, ensure_ascii=False) + "\n")
+            atomic_write(path, json.dumps(impact, indent=2, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise BadInputError(f"{path}: cannot write ({exc.strerror})") from None
     return impact
@@ -244,13 +244,3 @@ def next_edit_lines(decision: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import gc
 import hashlib
 import os
 import time
@@ -26,6 +25,7 @@ from typing import Any
 
 from impactlens.errors import IndexBusyError
 from impactlens.index import discover
+from impactlens.index.runtime import gc_paused
 from impactlens.index.store import (
     INDEX_DIRNAME,
     ResolutionRows,
@@ -253,18 +253,7 @@ class Indexer:
     # ------------------------------------------------------------------ run
     def run(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         t0 = time.perf_counter()
-        # the graph built here has no reference cycles; the cyclic collector only rescans the
-        # growing heap of facts (measured: 22.6 s → 19.3 s on a cold Django index)
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return self._run_locked(full, progress, t0)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-
-    def _run_locked(self, full: bool, progress: ProgressFn | None, t0: float) -> IndexSummary:
-        with self._locked():
+        with gc_paused(), self._locked():
             store = Store.open(index_path(self.root), create=True)
             try:
                 return self._run(store, full, progress, t0)

@@ -11,10 +11,8 @@ tuples (see ``facts.py``). Nothing is resolved here: that needs other files.
 from __future__ import annotations
 
 import ast
-import gc
 import io
 import re
-import sys
 import tokenize
 from typing import Any
 
@@ -49,6 +47,7 @@ from impactlens.index.python.facts import (
     Scope,
 )
 from impactlens.index.python.tokens import add_string_words, ident_tokens
+from impactlens.index.runtime import gc_paused, recursion_limit_at_least
 
 # shared encodings (one object each: pickles once per file)
 U: Enc = ("u",)
@@ -1880,22 +1879,9 @@ def extract_file(path: str, source: bytes, module: str, is_test: bool,
     Raises SyntaxError / UnicodeDecodeError / ValueError on unparseable input.
     """
     text = decode_source(source)
-    limit = sys.getrecursionlimit()
-    if limit < _RECURSION:
-        sys.setrecursionlimit(_RECURSION)
-    # Nothing built here is cyclic (the AST, the extractor and the facts are all freed by
-    # reference counting), so the cyclic collector is paused: it would otherwise rescan
-    # the hundreds of thousands of fresh AST nodes and fact tuples over and over (~35% of
-    # the extraction time). It is restored exactly as it was.
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        tree = ast.parse(text, filename=path)
-        return _Extractor(path, text, module, is_test, is_package).run(tree)
+        with recursion_limit_at_least(_RECURSION), gc_paused():
+            tree = ast.parse(text, filename=path)
+            return _Extractor(path, text, module, is_test, is_package).run(tree)
     except RecursionError as exc:
         raise ValueError(f"{path}: expressions nested too deeply to analyze") from exc
-    finally:
-        if was_enabled:
-            gc.enable()
-        if limit < _RECURSION:
-            sys.setrecursionlimit(limit)

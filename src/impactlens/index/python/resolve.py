@@ -43,9 +43,7 @@ values rather than on names alone.
 from __future__ import annotations
 
 import builtins
-import gc
 import json
-import sys
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -68,6 +66,7 @@ from impactlens.index.python.facts import (
     make_node,
 )
 from impactlens.index.python.tokens import ident_tokens
+from impactlens.index.runtime import gc_paused, recursion_limit_at_least
 from impactlens.model import (
     Edge,
     EdgeKind,
@@ -1916,16 +1915,5 @@ _RECURSION = 12_000
 
 def resolve_file(facts: PyFileFacts, lookup: ModuleLookup) -> FileResolution:
     """Nodes, edges and unresolved sites of one file (pure given facts and lookup)."""
-    limit = sys.getrecursionlimit()
-    if limit < _RECURSION:
-        sys.setrecursionlimit(_RECURSION)
-    # the resolver builds no reference cycles: pause the cyclic GC (restored as it was)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with recursion_limit_at_least(_RECURSION), gc_paused():
         return _Sites(facts, lookup).run()
-    finally:
-        if was_enabled:
-            gc.enable()
-        if limit < _RECURSION:
-            sys.setrecursionlimit(limit)

@@ -137,6 +137,15 @@ class IndexSummary:
     failures: tuple[tuple[str, str], ...] = ()  # (path, error) of files that did not parse
     notes: tuple[str, ...] = field(default=())
 
+    def as_json(self) -> dict[str, object]:
+        """The summary as the `index --json` / MCP `reindex` object (notes not included)."""
+        return {
+            "files": self.files, "parsed": self.parsed, "symbols": self.symbols,
+            "edges": self.edges, "unresolved": self.unresolved,
+            "parse_failures": self.parse_failures, "seconds": round(self.seconds, 3),
+            "full": self.full, "failures": [list(f) for f in self.failures],
+        }
+
 
 class GraphView(Protocol):
     """Read-only graph queries every stage uses; the store implements it."""

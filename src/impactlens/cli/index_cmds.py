@@ -73,13 +73,7 @@ def index_cmd(path: Path, full: bool, as_json: bool) -> None:
     project = Project(path)
     summary = run_index(project, full=full, quiet=as_json)
     if as_json:
-        echo_json({
-            "files": summary.files, "parsed": summary.parsed, "symbols": summary.symbols,
-            "edges": summary.edges, "unresolved": summary.unresolved,
-            "parse_failures": summary.parse_failures, "seconds": round(summary.seconds, 3),
-            "full": summary.full, "failures": [list(f) for f in summary.failures],
-            "notes": list(summary.notes),
-        })
+        echo_json({**summary.as_json(), "notes": list(summary.notes)})
 
 
 def _fresh(repo: Path) -> Project:

@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Any, Literal, NotRequired, TypeVar
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer as _Server  # the mcp 2.x SDK (FastMCP in 1.x)
 from mcp.server.mcpserver.exceptions import ToolError
@@ -535,11 +535,7 @@ def build_server(root: str | Path) -> Any:
         full: Annotated[bool, Field(description="Rebuild from scratch.")] = False,
     ) -> ReindexOutput:
         def work() -> ReindexOutput:
-            s = backend.project.index(full=full)
-            return {"files": s.files, "parsed": s.parsed, "symbols": s.symbols,
-                    "edges": s.edges, "unresolved": s.unresolved,
-                    "parse_failures": s.parse_failures, "seconds": round(s.seconds, 3),
-                    "full": s.full, "failures": [list(f) for f in s.failures]}
+            return cast(ReindexOutput, backend.project.index(full=full).as_json())
         return await backend.call(work, refresh=False)
 
     server._impactlens_backend = backend  # type: ignore[attr-defined]

@@ -290,9 +290,10 @@ class Indexer:
             notes.extend(self._update_history(store))
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
-        touched_now = set(changed) | {r.path for r in store.files() if r.status == "resolve-error"}
+        changed_now = set(changed)
         failures = tuple((r.path, r.error) for r in store.files()
-                         if r.status != "ok" and r.path in touched_now)
+                         if r.status == "resolve-error"
+                         or (r.status != "ok" and r.path in changed_now))
         return IndexSummary(
             files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
             edges=counts["edges"], unresolved=counts["unresolved"],

@@ -171,8 +171,6 @@ def unanalyzable_for(store: Store, target: Node) -> list[UnresolvedSite]:
     # only dynamic sites can name a target; one query, not a scan of every unresolved site
     dynamic = [r.value for r in UnresolvedReason if r.value not in _STATIC_MISSES]
     for u in store.unresolved_sites_where(reasons=dynamic):
-        if u.reason.value in _STATIC_MISSES:
-            continue
         inside = u.scope == target.id or u.scope.startswith(target.id + ".")
         named = any(leaf.startswith(n) or n in (leaf, module) for n in u.names if n)
         if inside or named:

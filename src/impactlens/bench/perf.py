@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -154,31 +153,41 @@ def analyze_latency(root: Path, runs: int, seed: int) -> dict[str, Any]:
             "seconds_p95": _pct(times, 0.95) if times else None}
 
 
+_CHILD_TIMED = """
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=False)
+print(json.dumps({"seconds": time.perf_counter() - t, "rc": p.returncode,
+                  "tail": (p.stderr or p.stdout)[-300:] if p.returncode else "",
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+"""
+
+
+def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Wall time, exit code and peak RSS of ``cmd``, measured in a fresh child of its own
+    (RUSAGE_CHILDREN of this process would also count our own earlier children)."""
+    out = subprocess.run([sys.executable, "-c", _CHILD_TIMED, *cmd], cwd=cwd, env=env,
+                         capture_output=True, text=True, check=True, timeout=3600)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def gitnexus(root: Path, gn_dir: Path) -> dict[str, Any]:
     exe = gn_dir / "node_modules" / ".bin" / "gitnexus"
     if not exe.exists():
         return {"skipped": f"{exe} not found"}
     env = {**os.environ, "GITNEXUS_LBUG_EXTENSION_INSTALL": "never",
            "GITNEXUS_HOME": tempfile.mkdtemp(prefix="gnhome-")}
+    cmd = [str(exe), "analyze", "--index-only"]
     with tempfile.TemporaryDirectory(prefix="gn-bench-") as tmp:
         copy = Path(tmp) / root.name
         shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".impactlens"), symlinks=True)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        t = time.perf_counter()
-        cold = subprocess.run([str(exe), "analyze", "--index-only"], cwd=copy, env=env,
-                              capture_output=True, text=True, check=False, timeout=3600)
-        cold_s = time.perf_counter() - t
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        cold = _timed(cmd, copy, env)
         target = _pick_edit_target(copy)
         target.write_text(target.read_text() + "\n\ndef _bench_added():\n    return 1\n")
-        t = time.perf_counter()
-        inc = subprocess.run([str(exe), "analyze", "--index-only"], cwd=copy, env=env,
-                             capture_output=True, text=True, check=False, timeout=3600)
-        inc_s = time.perf_counter() - t
-    return {"cold_seconds": cold_s, "cold_rc": cold.returncode,
-            "peak_rss_mb": max(rss, before) / 1024 if rss > before else None,
-            "incremental_seconds": inc_s, "incremental_rc": inc.returncode,
-            "stderr_tail": (cold.stderr or cold.stdout)[-300:] if cold.returncode else ""}
+        inc = _timed(cmd, copy, env)
+    return {"cold_seconds": cold["seconds"], "cold_rc": cold["rc"],
+            "peak_rss_mb": cold["peak_rss_mb"], "incremental_seconds": inc["seconds"],
+            "incremental_rc": inc["rc"], "stderr_tail": cold["tail"]}
 
 
 def run(root: Path, *, runs: int, gitnexus_dir: Path | None, method: str,

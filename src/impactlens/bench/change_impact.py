@@ -2,7 +2,8 @@
 
 Each case (``bench/change-impact/cases/<case>/``) is replayed in a temporary git
 repository: its planted history (``history.json``, if any) as commits, then the
-``repo/`` tree in the working tree; it is indexed, ``edit.diff`` is analyzed as
+``repo/`` tree in the working tree (or, for a case holding a ``base`` file instead,
+the shared tree ``bench/change-impact/bases/<name>/`` it names); it is indexed, ``edit.diff`` is analyzed as
 a ``--diff`` change, and the result is compared with the hand-written
 ``expected.json``. See
 ``bench/change-impact/README.md`` for the rules the expectations follow.
@@ -66,6 +67,19 @@ class Case:
     def category(self) -> str:
         return str(self.expected["category"])
 
+    @property
+    def tree(self) -> Path:
+        """The case's working tree: its own ``repo/``, or the shared base its ``base`` names.
+
+        Cases over the same starting repository share one copy under ``bases/`` (the
+        expectations still live per case); a case that needs its own tree keeps ``repo/``.
+        """
+        own = self.path / "repo"
+        if own.is_dir():
+            return own
+        name = (self.path / "base").read_text(encoding="utf-8").strip()
+        return self.path.parent.parent / "bases" / name
+
 
 def load_cases(root: Path, only: Sequence[str] = ()) -> list[Case]:
     cases = []
@@ -118,10 +132,10 @@ def _write_tree(dst: Path, files: dict[str, str | None]) -> None:
 
 
 def build_repo(case: Case, dst: Path) -> None:
-    """A real git repository at ``dst`` holding the ``repo/`` tree in its working tree.
+    """A real git repository at ``dst`` holding the case's tree in its working tree.
 
     Its history is exactly the planted one (``history.json``, one commit a day from
-    2023-01-02) — none when the case has none; the ``repo/`` tree itself is laid over
+    2023-01-02) — none when the case has none; the case's tree itself is laid over
     the last commit without committing it, so no artificial all-files commit feeds the
     co-change channel (the index covers untracked files; ``edit.diff`` applies to the
     working tree).
@@ -137,7 +151,7 @@ def build_repo(case: Case, dst: Path) -> None:
         _write_tree(dst, commit["files"])
         git.commit_all(dst, commit["message"], date=f"@{t} +0000", ident=ident)
         t += DAY
-    shutil.copytree(case.path / "repo", dst, dirs_exist_ok=True)
+    shutil.copytree(case.tree, dst, dirs_exist_ok=True)
 
 
 # ----------------------------------------------------------------- scoring

@@ -1,5 +1,0 @@
-"""A tiny shop."""
-
-from shop.checkout import checkout
-
-__all__ = ["checkout"]

@@ -1,6 +1,0 @@
-from app import main
-
-
-def test_main(capsys):
-    main()
-    assert capsys.readouterr().out == "ann: 12.00\n"

@@ -3,8 +3,8 @@
 Each case (``bench/change-impact/cases/<case>/``) is replayed in a temporary git
 repository: its planted history (``history.json``, if any) as commits, then the
 ``repo/`` tree in the working tree (or, for a case holding a ``base`` file instead,
-the shared tree ``bench/change-impact/bases/<name>/`` it names); it is indexed, ``edit.diff`` is analyzed as
-a ``--diff`` change, and the result is compared with the hand-written
+the shared tree ``bench/change-impact/bases/<name>/`` it names); it is indexed,
+``edit.diff`` is analyzed as a ``--diff`` change, and the result is compared with the hand-written
 ``expected.json``. See
 ``bench/change-impact/README.md`` for the rules the expectations follow.
 

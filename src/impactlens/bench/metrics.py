@@ -152,3 +152,11 @@ def recall_at_k(ranked: Sequence[Hashable], truth: Iterable[Hashable], k: int) -
 def fmt(value: float | None, digits: int = 3) -> str:
     """``0.857`` or ``n/a``."""
     return NA if value is None else f"{value:.{digits}f}"
+
+
+def percentile(values: Iterable[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in [0, 1]) of ``values``; None when there are none."""
+    s = sorted(values)
+    if not s:
+        return None
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]

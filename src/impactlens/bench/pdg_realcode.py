@@ -31,19 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from impactlens.bench.metrics import fmt, ratio
+from impactlens.bench.metrics import fmt, percentile, ratio
 
 DEFAULT_SAMPLE = 120
 SEED = 20240101
 MIN_STATEMENTS = 4
-
-
-def _pct(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    i = min(len(s) - 1, max(0, round(q * (len(s) - 1))))
-    return s[i]
 
 
 def _syms(by_depth: dict[str, list[dict[str, Any]]]) -> set[str]:
@@ -164,15 +156,15 @@ def probe(project: Any, sample: list[tuple[Any, int, int]], direction: str,
         "degraded_count": len(rows) - len(ok),
         "latency_ms": {
             "shipped_sample": min(shipped, len(sample)),
-            "callgraph": {"p50": _pct(cg_ms, 0.5), "p95": _pct(cg_ms, 0.95)},
-            "callgraph_bfs": {"p50": _pct(bfs_ms, 0.5), "p95": _pct(bfs_ms, 0.95)},
-            "pdg_work": {"p50": _pct(work_ms, 0.5), "p95": _pct(work_ms, 0.95)},
-            "pdg": {"p50": _pct(pdg_ms, 0.5), "p95": _pct(pdg_ms, 0.95)},
-            "ratio_p50": ratio(_pct(pdg_ms, 0.5) or 0, _pct(cg_ms, 0.5) or 0),
+            "callgraph": {"p50": percentile(cg_ms, 0.5), "p95": percentile(cg_ms, 0.95)},
+            "callgraph_bfs": {"p50": percentile(bfs_ms, 0.5), "p95": percentile(bfs_ms, 0.95)},
+            "pdg_work": {"p50": percentile(work_ms, 0.5), "p95": percentile(work_ms, 0.95)},
+            "pdg": {"p50": percentile(pdg_ms, 0.5), "p95": percentile(pdg_ms, 0.95)},
+            "ratio_p50": ratio(percentile(pdg_ms, 0.5) or 0, percentile(cg_ms, 0.5) or 0),
             # the PDG mode built on the BFS alone vs the BFS alone (ill-conditioned when
             # the BFS is a single index lookup: most upstream targets have ≤ 1 caller)
-            "ratio_p50_bfs": ratio((_pct(bfs_ms, 0.5) or 0) + (_pct(work_ms, 0.5) or 0),
-                                   _pct(bfs_ms, 0.5) or 0),
+            "ratio_p50_bfs": ratio((percentile(bfs_ms, 0.5) or 0) + (percentile(work_ms, 0.5) or 0),
+                                   percentile(bfs_ms, 0.5) or 0),
         },
         "symbol_reach": {
             "mean_recall": statistics.fmean(recalls) if recalls else None,
@@ -265,8 +257,9 @@ def storage_probe(project: Any, sample: list[tuple[Any, int, int]]) -> dict[str,
             n_funcs += 1
     whole = time.perf_counter() - t0
     return {
-        "on_demand_ms": {"p50": _pct(on_demand, 0.5), "p95": _pct(on_demand, 0.95)},
-        "persisted_load_ms": {"p50": _pct(persisted, 0.5), "p95": _pct(persisted, 0.95)},
+        "on_demand_ms": {"p50": percentile(on_demand, 0.5), "p95": percentile(on_demand, 0.95)},
+        "persisted_load_ms": {"p50": percentile(persisted, 0.5),
+                              "p95": percentile(persisted, 0.95)},
         "persist_all": {"functions": n_funcs, "seconds": round(whole, 2),
                         "parse_seconds": round(parse_s, 2), "bytes": size},
     }

@@ -209,7 +209,8 @@ def export_callgraph(store: Store, fmt: str) -> Any:
     nodes = store.all_nodes(CALLABLE_KINDS)
     calls = store.all_edges(frozenset({EdgeKind.CALL}))
     if fmt == "pycg":
-        return _pycg(nodes, calls)
+        external = store.unresolved_sites_where(reasons=[UnresolvedReason.EXTERNAL.value])
+        return _pycg(nodes, calls, external)
     if fmt == "json":
         return {
             "nodes": [_node_json(n) for n in nodes],
@@ -226,11 +227,20 @@ def export_callgraph(store: Store, fmt: str) -> Any:
     raise BadInputError(f"unknown format {fmt!r} (json, dot, pycg)")
 
 
-def _pycg(nodes: list[Node], calls: list[Edge]) -> dict[str, list[str]]:
-    """PyCG adjacency: dotted caller → sorted callees; tests keyed by their qualname."""
+def _pycg(nodes: list[Node], calls: list[Edge],
+          external: list[UnresolvedSite]) -> dict[str, list[str]]:
+    """PyCG adjacency: dotted caller → sorted callees; tests keyed by their qualname.
+
+    Calls into code outside the repository are EXTERNAL sites, not edges; the dotted
+    names among a site's names are the external callees it resolved to
+    (``asyncio.run``), named by import path as PyCG does."""
     qual = {n.id: n.qualname for n in nodes}
     out: dict[str, set[str]] = {n.qualname: set() for n in nodes}
     for e in calls:
         src = qual.get(e.src, e.src)
         out.setdefault(src, set()).add(qual.get(e.dst, e.dst))
+    for u in external:
+        targets = {n for n in u.names if "." in n}
+        if targets:
+            out.setdefault(u.scope, set()).update(targets)
     return {k: sorted(v) for k, v in sorted(out.items())}

@@ -1426,9 +1426,10 @@ class _Sites(_Resolver):
                                            line, sink, recv)
                 return
             if t == "X" or t == "XI":
-                if fenc[0] == "a" and not quiet:
-                    sink.unresolved.append((line, mf.scopes[sidx].qual, U_EXTERNAL,
-                                            (render(fenc) + "(...)")[:160], _site_names(fenc)))
+                # a call into a known external name (``asyncio.run``, ``@dataclass``) is
+                # recorded with that dotted target after the site's names (see _external)
+                if not quiet and (fenc[0] == "a" or t == "X"):
+                    self._external(mf, sidx, fenc, line, [it], sink)
                 return
             if t == "B" or t == "L":
                 if t == "B" and fargs and it[1] in _CALLBACK_BUILTINS:
@@ -1506,11 +1507,25 @@ class _Sites(_Resolver):
                 reason = U_UNKNOWN_NAME
             elif unknown is not None:
                 reason = U_UNKNOWN_RECEIVER
-            elif external and fenc[0] == "a":
-                reason = U_EXTERNAL
+            elif external:
+                if not quiet:
+                    self._external(mf, sidx, fenc, line, work, sink)
+                return
         if reason is not None and not quiet:
             sink.unresolved.append((line, mf.scopes[sidx].qual, reason,
                                     (render(fenc) + "(...)")[:160], _site_names(fenc)))
+
+    def _external(self, mf: PyFileFacts, sidx: int, fenc: Enc, line: int, items: Items,
+                  sink: _Sink) -> None:
+        """An EXTERNAL site: its names are the site's own, then every dotted external
+        target (``("X", dotted)``) the callee evaluated to — the pycg export's external
+        callees. A name call with no dotted target (a value produced by external code)
+        is not recorded: it says nothing an attribute site would not."""
+        targets = tuple(it[1] for it in items if it[0] == "X")
+        if fenc[0] != "a" and not targets:
+            return
+        sink.unresolved.append((line, mf.scopes[sidx].qual, U_EXTERNAL,
+                                (render(fenc) + "(...)")[:160], _site_names(fenc) + targets))
 
     def _builtin_callbacks(self, mf: PyFileFacts, sidx: int, fargs: tuple[Any, ...], src: str,
                            line: int, sink: _Sink, recv: Any) -> None:

@@ -74,6 +74,12 @@ class Node:
     imports: tuple[str, ...] = ()  # modules imported by the enclosing module/function
     params: tuple[str, ...] = ()  # parametrized test ids, e.g. ("1-2", "x")
 
+    @property
+    def is_lambda(self) -> bool:
+        """A ``lambda`` expression (``mod.f.<lambda1>``): a function node, but never the
+        definition a source line belongs to (that is the ``def`` around it)."""
+        return self.qualname.endswith(">") and "<lambda" in self.qualname
+
 
 @dataclass(frozen=True, slots=True)
 class Edge:

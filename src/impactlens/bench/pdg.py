@@ -181,7 +181,7 @@ def run_case(case: Case, work: Path) -> CaseRun:
                 return run
             same_line = [n.id for n in project.store.nodes_in_file(target.file)
                          if n.id != target.id and n.start_line == target.start_line
-                         and n.kind in (NodeKind.FUNCTION, NodeKind.METHOD)]
+                         and n.kind in (NodeKind.FUNCTION, NodeKind.METHOD) and not n.is_lambda]
             if same_line:
                 run.status = f"excluded: shares its start line with {', '.join(same_line)}"
                 return run

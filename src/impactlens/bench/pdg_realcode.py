@@ -49,7 +49,7 @@ def sample_functions(project: Any, n: int, seed: int, prefix: str) -> list[tuple
     from impactlens.pdg.source import SourceCache
 
     nodes = [x for x in project.store.all_nodes([NodeKind.FUNCTION, NodeKind.METHOD])
-             if x.file.startswith(prefix)]
+             if x.file.startswith(prefix) and not x.is_lambda]
     nodes.sort(key=lambda x: (x.id, x.file, x.start_line))
     rng = random.Random(seed)
     rng.shuffle(nodes)

@@ -305,7 +305,7 @@ def header_owner(nodes: _Nodes, e: Edge) -> str:
         return e.src
     best = None
     for n in nodes.graph.nodes_in_file(e.file):
-        if (n.kind in _DEFS and n.start_line <= e.line <= n.end_line
+        if (n.kind in _DEFS and n.start_line <= e.line <= n.end_line and not n.is_lambda
                 and n.id.startswith(e.src + ".") and "::" not in n.id
                 and (best is None or n.start_line >= best.start_line)):
             best = n

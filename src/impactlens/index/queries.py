@@ -51,7 +51,8 @@ def _symbol_at(store: Store, ref: str) -> Node:
     # innermost definition spanning the line (fields/constants only on their own line)
     best: Node | None = None
     for n in store.nodes_in_file(path):
-        spans = n.start_line <= line <= n.end_line and n.kind != NodeKind.MODULE
+        spans = (n.start_line <= line <= n.end_line and n.kind != NodeKind.MODULE
+                 and not n.is_lambda)
         if spans and (best is None or n.end_line - n.start_line <= best.end_line - best.start_line):
             best = n
     if best is None:

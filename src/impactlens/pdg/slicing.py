@@ -217,7 +217,7 @@ def enclosing_symbol(view: GraphView, path: str, line: int) -> Node | None:
     """Innermost indexed function/method/test whose span covers ``path:line``."""
     best: Node | None = None
     for n in view.nodes_in_file(path):
-        if n.kind in FUNC_KINDS and n.start_line <= line <= n.end_line and (
+        if n.kind in FUNC_KINDS and n.start_line <= line <= n.end_line and not n.is_lambda and (
             best is None or n.end_line - n.start_line <= best.end_line - best.start_line
         ):
             best = n

@@ -490,7 +490,7 @@ def test_unresolved_sites_and_reasons() -> None:
         (UnresolvedReason.GLOBALS, ("name",)),
         (UnresolvedReason.UNKNOWN_RECEIVER, ("frob",)),
         (UnresolvedReason.UNKNOWN_NAME, ("missing_fn",)),
-        (UnresolvedReason.EXTERNAL, ("join",)),
+        (UnresolvedReason.EXTERNAL, ("join", "os.path.join")),
     }
     assert ("m", "m.handle_a") in r.pairs("use")  # registered in a dict
 

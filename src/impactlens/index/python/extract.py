@@ -53,7 +53,6 @@ from impactlens.index.runtime import gc_paused, recursion_limit_at_least
 U: Enc = ("u",)
 P: Enc = ("p",)
 NONE: Enc = ("none",)
-LAM: Enc = ("lam",)
 GLOB: Enc = ("glob",)
 DYN: Enc = ("dyn",)  # the value of a dynamic expression already reported as unresolved
 # implicit call sites (the `special` item of a call site)
@@ -116,7 +115,8 @@ _BUILTIN_DUNDER = {
     "reversed": "__reversed__", "int": "__int__", "float": "__float__", "bytes": "__bytes__",
     "format": "__format__",
 }
-_VALUE_TAGS = frozenset({"n", "a", "c", "sub"})  # argument encodings that may carry a function
+# argument encodings that may carry a function ("def": a lambda written in place)
+_VALUE_TAGS = frozenset({"n", "a", "c", "sub", "def"})
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 _ARG0_FUNCS = frozenset({
     "enumerate", "list", "sorted", "reversed", "tuple", "set", "frozenset", "iter", "next",
@@ -220,6 +220,7 @@ class _Extractor:
         # identical encodings share one tuple per scope (pickled once, kept once)
         self.encs: dict[Any, Enc] = {}
         self.skip_overload_nodes: set[int] = set()
+        self.lambdas: dict[int, int] = {}  # lambdas numbered so far per scope
         self._sig_cache: dict[int, str] = {}
         self._stmt_sigs: dict[tuple[int, int], str] = {}
         self._stmt_strs: dict[tuple[int, int], tuple[str, ...]] = {}
@@ -1537,16 +1538,30 @@ class _Extractor:
             names.append(args.vararg.arg)
         if args.kwarg:
             names.append(args.kwarg.arg)
-        saved = {n: self.cur.get(n) for n in names}
-        for n in names:
-            self.bind_temp(n, P, node.lineno)
-        self.ev(node.body)
-        for n, prev in saved.items():
-            if prev is None:
-                self.cur.pop(n, None)
-            else:
-                self.cur[n] = prev
-        return LAM
+        # a function scope of its own, ``<lambdaN>`` numbered per enclosing scope in
+        # source order (PyCG's naming): its body's calls are the lambda's, and the
+        # lambda is a value like any ``def`` (called where it flows)
+        psidx = self.sidx
+        n = self.lambdas[psidx] = self.lambdas.get(psidx, 0) + 1
+        in_class = self.sc.kind == CLASS
+        sidx = len(self.scopes)
+        line, end = node.lineno, node.end_lineno or node.lineno
+        self._sig_cache[sidx] = f"lambda {', '.join(names)}:" if names else "lambda:"
+        sc = Scope(kind=FUNCTION, name=f"<lambda{n}>", qual=f"{self.sc.qual}.<lambda{n}>",
+                   parent=psidx, line=line, end=end, def_line=line,
+                   params=tuple((a, P_POS, False) for a in names),
+                   cls=psidx if in_class else -1)
+        enc: Enc = ("def", sidx)
+        self.sc.refs.append((line, enc, "r"))  # the defining scope holds the function
+        saved = self.push_scope(sc)
+        self.selfname = None
+        if in_class:
+            self.cls_ctx = psidx
+        for i, a in enumerate(names):
+            self.bind(a, ("self", psidx) if in_class and i == 0 else P, line, line, B_PARAM)
+        sc.returns.append(self.ev(node.body))
+        self.pop_scope(saved)
+        return enc
 
     def e_Call(self, node: ast.Call) -> Enc:
         func = node.func

@@ -34,7 +34,7 @@ Expression encodings (``enc``)::
     ("self", cls_sidx)      first parameter of a method (an instance)
     ("clsp", cls_sidx)      first parameter of a classmethod (the class)
     ("p",)                  a parameter of unknown type
-    ("lam",)                a lambda
+    ("def", sidx)           (also) a lambda: scope sidx is its `<lambdaN>` function
     ("u",)                  unknown
 
 Annotation alternatives (inside ``("an", alts, ...)``)::

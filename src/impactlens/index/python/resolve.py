@@ -23,7 +23,7 @@ Abstract values (``Val``)::
                                      whose later ``x[k] = v`` / ``x.append(v)`` add entries
     ("SEQ", vals)                    an iterable of vals
     ("DL", module, sidx, enc, recv, mut)  a dict display (mut as for SL)
-    ("L",) lambda   ("G",) globals()  ("SUP", module, cls_sidx, recv) super()
+    ("G",) globals()  ("SUP", module, cls_sidx, recv) super()
     ("U", reason)                    unknown: "recv" (no type), "name" (bound nowhere)
 
 Locations (resolved further with :meth:`_Resolver.deref`, and the reason for
@@ -116,7 +116,6 @@ U_RECV: Val = ("U", "recv")
 U_NAME: Val = ("U", "name")
 XI: Val = ("XI",)
 NONE_V: Val = ("N",)
-LAM_V: Val = ("L",)
 _EMPTY: tuple[Items, bool] = ([], False)
 
 
@@ -434,8 +433,6 @@ class _Resolver:
             return [("SL", mf.module, sidx, enc[2], recv, None)], False
         if tag == "dl":
             return [("DL", mf.module, sidx, enc, recv, None)], False
-        if tag == "lam":
-            return [LAM_V], False
         if tag == "glob":
             return [("G",)], False
         if tag == "dyn":
@@ -1431,7 +1428,7 @@ class _Sites(_Resolver):
                 if not quiet and (fenc[0] == "a" or t == "X"):
                     self._external(mf, sidx, fenc, line, [it], sink)
                 return
-            if t == "B" or t == "L":
+            if t == "B":
                 if t == "B" and fargs and it[1] in _CALLBACK_BUILTINS:
                     self._builtin_callbacks(mf, sidx, fargs, src, line, sink, recv)
                 return
@@ -1669,6 +1666,8 @@ class _Sites(_Resolver):
                 return
             items, inf2 = self.attr(base, enc[2])
             inf = inf or inf2
+        elif tag == "def":  # a lambda expression: its scope holds (references) it
+            items = [("F", mf.module, enc[1], False, None)]
         else:
             return
         if not items:

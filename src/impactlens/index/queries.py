@@ -234,10 +234,14 @@ def _pycg(nodes: list[Node], calls: list[Edge],
 
     Calls into code outside the repository are EXTERNAL sites, not edges; the dotted
     names among a site's names are the external callees it resolved to
-    (``asyncio.run``), named by import path as PyCG does."""
+    (``asyncio.run``), named by import path as PyCG does. PyCG's graph says what runs:
+    a call of a decorated function whose wrapper runs in its place (detail ``"deco"``)
+    is the wrapper's edge, recorded beside it, not this one."""
     qual = {n.id: n.qualname for n in nodes}
     out: dict[str, set[str]] = {n.qualname: set() for n in nodes}
     for e in calls:
+        if '"deco":true' in e.detail:
+            continue
         src = qual.get(e.src, e.src)
         out.setdefault(src, set()).add(qual.get(e.dst, e.dst))
     for u in external:

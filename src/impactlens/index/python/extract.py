@@ -1016,9 +1016,10 @@ class _Extractor:
 
     # ---------------------------------------------------------- definitions
     def _decorators(self, decos: list[ast.expr], fname: str, in_class: bool,
-                    target: Enc) -> tuple[tuple[str, ...], int, int, str | None]:
+                    target: Enc) -> tuple[tuple[str, ...], int, int, str | None, Enc | None]:
         """Evaluate decorators in the enclosing scope. Each is called with what the
-        decorator below it returned (the innermost with the definition itself)."""
+        decorator below it returned (the innermost with the definition itself). The last
+        item is what the decorated name is bound to (None: the definition itself)."""
         texts: list[str] = []
         flags = 0
         line0 = 10**9
@@ -1045,13 +1046,14 @@ class _Extractor:
                 self.noref -= 1
             applied.append(None if text in ("property", "staticmethod", "classmethod")
                            else (d, enc, None))
+        bound: Enc | None = None
         for item in reversed(applied):
             if item is None:
                 continue
             d, enc, special = item
             self.sc.calls.append((d.lineno, enc, 1, (), False, False, ((0, target),), special))
-            target = ("c", enc)
-        return tuple(texts), flags, line0, accessor_of
+            target = bound = ("c", enc)
+        return tuple(texts), flags, line0, accessor_of, bound
 
     def s_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
         self.s_FunctionDef(node, True)  # type: ignore[arg-type]
@@ -1061,8 +1063,8 @@ class _Extractor:
         psidx = self.sidx
         in_class = psc.kind == CLASS
         name = node.name
-        decos, flags, line0, accessor = self._decorators(node.decorator_list, name, in_class,
-                                                         ("def", len(self.scopes)))
+        decos, flags, line0, accessor, dval = self._decorators(
+            node.decorator_list, name, in_class, ("def", len(self.scopes)))
         if is_async:
             flags |= F_ASYNC
         if in_class and name in _IMPLICIT_CLASSMETHODS and name != "__new__":
@@ -1136,7 +1138,8 @@ class _Extractor:
         self._sig_cache[sidx] = self.header(node)
         sc = Scope(kind=FUNCTION, name=name, qual=psc.qual + "." + name, parent=psidx,
                    line=min(line0, node.lineno), end=end, def_line=node.lineno, decos=decos,
-                   flags=flags, params=tuple(params), ret=ret, cls=psidx if in_class else -1)
+                   flags=flags, params=tuple(params), ret=ret, cls=psidx if in_class else -1,
+                   dval=dval)
         if flags & F_FIXTURE:
             sc.fixture = fixture
         if self.is_test or self.is_conftest:
@@ -1160,7 +1163,7 @@ class _Extractor:
     def s_ClassDef(self, node: ast.ClassDef) -> None:
         psc = self.sc
         psidx = self.sidx
-        decos, _flags, line0, _ = self._decorators(node.decorator_list, node.name, False,
+        decos, _flags, line0, _, _dval = self._decorators(node.decorator_list, node.name, False,
                                                    ("cls", len(self.scopes)))
         cflags = 0
         dc: list[Any] | None = None

@@ -131,6 +131,9 @@ class Scope:
     muts: dict[str, list[tuple[Any, Enc, int]]] = field(default_factory=dict)
     # reach of name reads inside loops: ("n", name, i) with an int i means lreach[i]
     lreach: tuple[tuple[int, ...], ...] = ()
+    # a decorated function: what its name is bound to, the outermost decorator's result
+    # (``("c", deco_enc)``, evaluated in the parent scope); None when not decorated
+    dval: Enc | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make_scope, tuple(getattr(self, f) for f in _SCOPE_FIELDS))

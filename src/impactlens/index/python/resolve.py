@@ -142,6 +142,12 @@ def call_detail(args: int, kwargs: tuple[str, ...], star: bool, dstar: bool, bou
     return got
 
 
+def deco_detail(detail: str) -> str:
+    """A call of a decorated function whose decorators' wrapper runs in its place (the
+    wrapper's edge is recorded beside it): ``"deco": true`` in the site detail."""
+    return detail[:-1] + ',"deco":true}'
+
+
 @lru_cache(maxsize=4)
 def use_detail(access: str) -> str:
     return json.dumps({"access": access}, separators=(",", ":"))
@@ -206,6 +212,7 @@ class _Resolver:
         self._iter: dict[Val, Items] = {}
         self._attr_memo: dict[tuple[int, int, Any], tuple[Enc, tuple[Items, bool]]] = {}
         self._entry: dict[tuple[Val, Any], Items | None] = {}
+        self._wrap: dict[tuple[str, int], tuple[Items, bool]] = {}
         self.depth = 0
 
     # --------------------------------------------------------------- modules
@@ -1415,9 +1422,13 @@ class _Sites(_Resolver):
             t = it[0]
             if t == "F":  # the common case: one function
                 tk = (it[1], it[2])
+                detail = call_detail(nargs, kws, star, dstar, bool(it[3]))
+                fmf = self.mod(it[1])
+                if (fmf is not None and fmf.scopes[it[2]].dval is not None
+                        and self._wrapper_edges(src, tk, bool(it[3]), site, sink)):
+                    detail = deco_detail(detail)
                 sink.edges.append((src, self.scope_id(it[1], it[2]), K_CALL, line,
-                                   R_INFERRED if inf else R_EXACT,
-                                   call_detail(nargs, kws, star, dstar, bool(it[3])), tk))
+                                   R_INFERRED if inf else R_EXACT, detail, tk))
                 if fargs:
                     self._passed_functions(mf, sidx, [(K_CALL, bool(it[3]), tk)], fargs, src,
                                            line, sink, recv)
@@ -1493,8 +1504,13 @@ class _Sites(_Resolver):
                 unknown = it[1]
         res = R_AMBIGUOUS if len(primaries) > 1 else R_INFERRED if inf else R_EXACT
         for dst, kind, bound, tk in pending:
-            sink.edges.append((src, dst, kind, line, res,
-                               call_detail(nargs, kws, star, dstar, bound), tk))
+            detail = call_detail(nargs, kws, star, dstar, bound)
+            if kind == K_CALL and tk is not None:
+                fmf = self.mod(tk[0])
+                if (fmf is not None and fmf.scopes[tk[1]].dval is not None
+                        and self._wrapper_edges(src, tk, bound, site, sink)):
+                    detail = deco_detail(detail)
+            sink.edges.append((src, dst, kind, line, res, detail, tk))
         if pending and fargs:
             self._passed_functions(mf, sidx, [(p[1], p[2], p[3]) for p in pending], fargs, src,
                                    line, sink, recv)
@@ -1523,6 +1539,49 @@ class _Sites(_Resolver):
             return
         sink.unresolved.append((line, mf.scopes[sidx].qual, U_EXTERNAL,
                                 (render(fenc) + "(...)")[:160], _site_names(fenc) + targets))
+
+    def wrappers(self, tk: tuple[str, int]) -> tuple[Items, bool]:
+        """What a call through a decorated function's name runs first: the wrapper
+        functions / callable instances its decorators returned, and whether those are
+        all of it (False when a decorator may return the function itself or something
+        unknown — then the function is also called directly)."""
+        got = self._wrap.get(tk)
+        if got is not None:
+            return got
+        self._wrap[tk] = ([], False)  # a decorator that calls what it decorates
+        fmf = self.mod(tk[0])
+        sc = fmf.scopes[tk[1]] if fmf is not None else None
+        out: Items = []
+        alone = True
+        if sc is not None and sc.dval is not None:
+            vals, _ = self.vals(fmf, sc.parent, sc.dval, None)  # type: ignore[arg-type]
+            for v in vals:
+                t = v[0]
+                if t == "I" or (t == "F" and (v[1], v[2]) != tk):
+                    out.append(v)
+                else:
+                    alone = False
+        got = self._wrap[tk] = (out, alone and bool(out))
+        return got
+
+    def _wrapper_edges(self, src: str, tk: tuple[str, int], bound: bool, site: Any,
+                       sink: _Sink) -> bool:
+        """Edges to the wrappers a call of decorated ``tk`` runs (the call of ``tk``
+        itself stays: impact needs it). True when the wrappers are all that runs first."""
+        wraps, alone = self.wrappers(tk)
+        line, _f, nargs, kws, star, dstar = site[:6]
+        for w in wraps:
+            if w[0] == "F":
+                sink.edges.append((src, self.scope_id(w[1], w[2]), K_CALL, line, R_INFERRED,
+                                   call_detail(nargs, kws, star, dstar, bound), (w[1], w[2])))
+                continue
+            got, _ = self.class_attr((w[1], w[2]), "__call__", True)
+            for f in got:
+                if f[0] == "F":
+                    sink.edges.append((src, self.scope_id(f[1], f[2]), K_CALL, line,
+                                       R_INFERRED, call_detail(nargs, kws, star, dstar, True),
+                                       (f[1], f[2])))
+        return alone
 
     def _builtin_callbacks(self, mf: PyFileFacts, sidx: int, fargs: tuple[Any, ...], src: str,
                            line: int, sink: _Sink, recv: Any) -> None:

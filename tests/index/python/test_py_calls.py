@@ -242,7 +242,11 @@ def test_decorated_functions_resolve_to_the_function_and_decorator_is_called() -
             g()
             k.meth()
     """)
-    assert r.calls_from("m.run") == {"m.f", "m.g", "m.K.meth"}
+    # the decorated functions stay callees (impact needs them); the wrapper every
+    # decorator returns runs in their place, so the direct edges are marked "deco"
+    assert r.calls_from("m.run") == {"m.f", "m.g", "m.K.meth", "m.deco.wrapper"}
+    assert r.detail("m.run", "m.f")["deco"] is True
+    assert r.detail("m.run", "m.K.meth")["bound"] is True
     assert r.calls_from("m") >= {"m.deco", "m.factory"}
     assert r.detail("m", "m.deco")["args"] == 1
     assert r.calls_from("m.K") == {"m.deco"}
@@ -861,7 +865,9 @@ def test_stacked_decorators_wrappers_call_what_they_wrap() -> None:
     assert ("m.outer.wrap_outer", "m.inner.wrap_inner") in r.pairs("call")
     assert ("m.inner.wrap_inner", "m.target") in r.pairs("call")
     assert ("m.outer.wrap_outer", "m.target") not in r.pairs("call")
-    assert r.calls_from("m.run") == {"m.target"}
+    # the outermost wrapper runs first; the call of the target itself is kept, marked
+    assert r.calls_from("m.run") == {"m.target", "m.outer.wrap_outer"}
+    assert r.detail("m.run", "m.target")["deco"] is True
 
 
 def test_negative_isinstance_guard_narrows_the_rest() -> None:

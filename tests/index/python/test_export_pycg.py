@@ -1,0 +1,67 @@
+"""The pycg export: what runs — lambdas, decorator wrappers, external callees."""
+
+from __future__ import annotations
+
+from impactlens.api import Project
+from impactlens.model import EdgeKind, NodeKind
+
+SRC = {
+    "app.py": (
+        "import asyncio\n"
+        "from dataclasses import dataclass\n"
+        "\n"
+        "\n"
+        "def log(fn):\n"
+        "    def wrapper(*a):\n"
+        "        return fn(*a)\n"
+        "    return wrapper\n"
+        "\n"
+        "\n"
+        "@log\n"
+        "def add(a, b):\n"
+        "    return a + b\n"
+        "\n"
+        "\n"
+        "@dataclass\n"
+        "class P:\n"
+        "    x: int = 0\n"
+        "\n"
+        "\n"
+        "def rank(xs):\n"
+        "    return sorted(xs, key=lambda v: add(v, 1))\n"
+        "\n"
+        "\n"
+        "async def main():\n"
+        "    await asyncio.sleep(0)\n"
+        "    return add(1, 2)\n"
+    ),
+}
+
+
+def test_pycg_export_lists_what_runs(make_repo) -> None:
+    p = Project(make_repo(SRC))
+    p.index(full=True)
+    g = p.export_callgraph("pycg")
+    # a decorated name runs the wrapper; the wrapper runs the function
+    assert g["app.main"] == ["app.log.wrapper", "asyncio.sleep"]
+    assert g["app.log.wrapper"] == ["app.add"]
+    # the lambda is a function of its own, called by sorted on rank's behalf
+    assert g["app.rank"] == ["app.rank.<lambda1>"]
+    assert g["app.rank.<lambda1>"] == ["app.log.wrapper"]
+    # module code: the decorator applications, the external one by import path
+    assert {"app.log", "dataclasses.dataclass"} <= set(g["app"])
+
+
+def test_index_keeps_the_decorated_callee_and_the_lambda_node(make_repo) -> None:
+    p = Project(make_repo(SRC))
+    p.index(full=True)
+    lam = p.store.node("app.rank.<lambda1>")
+    assert lam is not None and lam.kind is NodeKind.FUNCTION and lam.is_lambda
+    assert lam.start_line == lam.end_line == 22
+    out = {(e.dst, e.kind) for e in p.store.out_edges("app.main")}
+    assert ("app.add", EdgeKind.CALL) in out  # impact still sees main → add
+    assert ("app.log.wrapper", EdgeKind.CALL) in out
+    assert ("app.rank.<lambda1>", EdgeKind.USE) in {(e.dst, e.kind)
+                                                   for e in p.store.out_edges("app.rank")}
+    # a line of the lambda still belongs to the def around it
+    assert p.resolve_symbol("app.py:22").id == "app.rank"

@@ -51,6 +51,7 @@ from impactlens.index.python.facts import (
     B_CLASS,
     B_DEF,
     B_IMPORT,
+    B_PARAM,
     CLASS,
     F_CLASSMETHOD,
     F_GENERATOR,
@@ -117,6 +118,7 @@ U_NAME: Val = ("U", "name")
 XI: Val = ("XI",)
 NONE_V: Val = ("N",)
 _EMPTY: tuple[Items, bool] = ([], False)
+_MAX_CONTEXTS = 20000  # (method, receiver class) re-evaluations per file, a safety cap
 
 
 class ModuleLookup(Protocol):
@@ -146,6 +148,11 @@ def deco_detail(detail: str) -> str:
     """A call of a decorated function whose decorators' wrapper runs in its place (the
     wrapper's edge is recorded beside it): ``"deco": true`` in the site detail."""
     return detail[:-1] + ',"deco":true}'
+
+
+def recv_detail(detail: str, recv: str) -> str:
+    """A call made by inherited code for an instance of class ``recv`` (its qualname)."""
+    return detail[:-1] + f',"recv":{json.dumps(recv)}}}' if detail else ""
 
 
 @lru_cache(maxsize=4)
@@ -213,6 +220,9 @@ class _Resolver:
         self._attr_memo: dict[tuple[int, int, Any], tuple[Enc, tuple[Items, bool]]] = {}
         self._entry: dict[tuple[Val, Any], Items | None] = {}
         self._wrap: dict[tuple[str, int], tuple[Items, bool]] = {}
+        self._seen_ctx: set[tuple[str, int, Any]] = set()
+        self._ctx_todo: list[tuple[str, int, Any]] = []
+        self._selfsites: dict[tuple[str, int], tuple[list[Any], list[Any], set[str]]] = {}
         self.depth = 0
 
     # --------------------------------------------------------------- modules
@@ -1429,6 +1439,8 @@ class _Sites(_Resolver):
                     detail = deco_detail(detail)
                 sink.edges.append((src, self.scope_id(it[1], it[2]), K_CALL, line,
                                    R_INFERRED if inf else R_EXACT, detail, tk))
+                if it[3]:
+                    self._seed(tk, it[4])
                 if fargs:
                     self._passed_functions(mf, sidx, [(K_CALL, bool(it[3]), tk)], fargs, src,
                                            line, sink, recv)
@@ -1461,6 +1473,8 @@ class _Sites(_Resolver):
             if t == "F":
                 fid = self.scope_id(it[1], it[2])
                 pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
+                if it[3]:
+                    self._seed((it[1], it[2]), it[4])
                 if fid not in primaries:
                     primaries.append(fid)
             elif t == "C":
@@ -1470,6 +1484,8 @@ class _Sites(_Resolver):
                     primaries.append(cid)
                 for cid_, tk_ in self.constructors((it[1], it[2])):
                     pending.append((cid_, K_CALL, True, tk_))
+                    if type(tk_) is tuple and type(tk_[1]) is int:
+                        self._seed(tk_, (it[1], it[2]))
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
@@ -1813,6 +1829,7 @@ class _Sites(_Resolver):
             sink = self.scope_sink(f.module, sidx, None, src_ids[sidx])
             raw.extend(sink.edges)
             unresolved.extend(sink.unresolved)
+        self._contexts(raw)
         self._structure(raw, unresolved, src_ids)
         raw.extend(disc.tests_edges(src_ids))
         # nodes
@@ -1883,6 +1900,110 @@ class _Sites(_Resolver):
                     raw.append((qual, self.scope_id(g[1], g[2]), K_CALL, line, R_EXACT,
                                 call_detail(0, (), False, False, True), None))
         return out
+
+    # ------------------------------------------------ receiver-class contexts
+    def _seed(self, tk: tuple[str, int], recv: Any) -> None:
+        """A call of method ``tk`` on an instance (or subclass) ``recv`` whose MRO may
+        dispatch ``tk``'s ``self.x``/``super().x``/``cls()`` sites differently than the
+        method's own class does: evaluated again under ``recv`` (:meth:`_contexts`)."""
+        if recv is None or (tk[0], tk[1], recv) in self._seen_ctx:
+            return
+        self._seen_ctx.add((tk[0], tk[1], recv))
+        if len(self.mro(recv)[0]) > 1 and self._self_sites(tk[0], tk[1])[2]:
+            self._ctx_todo.append((tk[0], tk[1], recv))
+
+    def _contexts(self, raw: list[RawEdge]) -> None:
+        """Inherited code run for a known receiver class ``R``: a ``self.m()`` site in an
+        ancestor's method reaches what ``R``'s MRO gives (``Base.hello → Left.greet`` when
+        ``hello`` is called on a ``Child(Left, Right)``; ``super()`` follows ``R``'s MRO).
+        The method's own file records the targets for its own class; the file making the
+        call adds those that differ for ``R`` (inferred, ``R`` in the detail), and follows
+        the methods those sites reach under the same receiver."""
+        done = 0
+        while self._ctx_todo and done < _MAX_CONTEXTS:
+            mod, m, rk = self._ctx_todo.pop()
+            done += 1
+            amf = self.mod(mod)
+            if amf is None or amf.scopes[m].cls < 0:
+                continue
+            calls, refs, _attrs = self._self_sites(mod, m)
+            names = self._ctx_names(rk, (mod, amf.scopes[m].cls))
+            src = amf.scopes[m].qual
+            base, sub_ = _Sink(), _Sink()
+            for attr, site in calls:
+                self.resolve_call(amf, m, site, src, sub_, rk)
+                if attr in names:
+                    self.resolve_call(amf, m, site, src, base, None)
+            for attr, ref in refs:
+                if attr in names:
+                    self.resolve_ref(amf, m, ref, src, sub_, rk)
+                    self.resolve_ref(amf, m, ref, src, base, None)
+            have = {(e[1], e[2], e[3]) for e in base.edges}
+            rid = self.scope_id(*rk)
+            for e in sub_.edges:
+                if e[2] == K_USE:
+                    continue
+                if e[6] is not None and e[2] == K_CALL:
+                    self._seed(e[6], rk)
+                if (e[1], e[2], e[3]) in have or not names:
+                    continue
+                raw.append((e[0], e[1], e[2], e[3], R_INFERRED, recv_detail(e[5], rid), e[6]))
+
+    def _ctx_names(self, rk: tuple[str, int], ak: tuple[str, int]) -> set[str]:
+        """Names defined by the classes of ``rk``'s MRO outside ``ak``'s own MRO: the only
+        attributes whose lookup can differ between the two."""
+        amro = set(self.mro(ak)[0])
+        out: set[str] = set()
+        for k in self.mro(rk)[0]:
+            if k not in amro:
+                out |= self._class_names(k)
+        return out
+
+    def _class_names(self, ck: tuple[str, int]) -> set[str]:
+        mf = self.mod(ck[0])
+        if mf is None:
+            return set()
+        sc = mf.scopes[ck[1]]
+        return set(sc.byname) | set(sc.inst)
+
+    def _self_sites(self, modname: str, m: int) -> tuple[list[Any], list[Any], set[str]]:
+        """A method's call sites and references whose target depends on the runtime class
+        of ``self``/``cls``: ``self.x``, ``cls.x``, ``super().x``, ``cls(...)``."""
+        key = (modname, m)
+        got = self._selfsites.get(key)
+        if got is not None:
+            return got
+        mf = self.mod(modname)
+        calls: list[Any] = []
+        refs: list[Any] = []
+        if mf is not None:
+            sc = mf.scopes[m]
+            for site in sc.calls:
+                attr = self._self_attr(sc, site[1])
+                if attr is not None:
+                    calls.append((attr, site))
+            for ref in sc.refs:
+                if ref[1][0] == "a":
+                    attr = self._self_attr(sc, ref[1])
+                    if attr is not None:
+                        refs.append((attr, ref))
+        got = self._selfsites[key] = (calls, refs, {a for a, _ in calls} | {a for a, _ in refs})
+        return got
+
+    @staticmethod
+    def _self_attr(sc: Scope, enc: Enc) -> str | None:
+        """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
+        (``__init__`` for ``cls(...)``), or None."""
+        tag = enc[0]
+        if tag == "a":
+            base = enc[1]
+            if base[0] == "sup" or base[0] == "self" or base[0] == "clsp":
+                return str(enc[2])
+            if base[0] == "n" and _param_tag(sc, base) in ("self", "clsp"):
+                return str(enc[2])
+        elif tag == "n" and _param_tag(sc, enc) == "clsp":
+            return "__init__"
+        return None
 
     def _structure(self, raw: list[RawEdge], unresolved: list[Any], src_ids: list[str]) -> None:
         """Import, inherit and override edges; unresolvable imports."""
@@ -1963,6 +2084,17 @@ class _Sites(_Resolver):
     def _top_in_repo(self, mod: str) -> bool:
         top = mod.partition(".")[0]
         return self.mod(top) is not None
+
+
+def _param_tag(sc: Scope, enc: Enc) -> str | None:
+    """The encoding tag of the parameter a name read ``enc`` reads, if only that."""
+    reach = enc[2]
+    if type(reach) is int:
+        reach = sc.lreach[reach]
+    if len(reach) != 1:
+        return None
+    b = sc.binds[reach[0]]
+    return str(b[1][0]) if b[4] == B_PARAM else None
 
 
 def _node_key(n: Node) -> tuple[Any, ...]:

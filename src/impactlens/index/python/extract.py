@@ -458,6 +458,8 @@ class _Extractor:
             sc.final = self.cur
         if self.lreach:
             sc.lreach = tuple(tuple(r) for r in self.lreach)
+        if sc.cls >= 0:
+            sc.selfs = _self_sites(sc)
         _freeze(sc)
         (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
          self.temp, self.strs, self.cls_ctx, self.lreach, self.encs) = saved
@@ -1821,6 +1823,42 @@ def _looks_like_type(node: ast.expr) -> bool:
             type(x) is ast.Constant and x.value is None) or _looks_like_type(x)
             for x in (node.left, node.right))
     return False
+
+
+def _self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """A method's ``self.x(...)``, ``cls.x``, ``super().x``, ``cls(...)`` calls and
+    ``self.x`` references: where a subclass instance may dispatch differently."""
+    calls = tuple((a, i) for i, site in enumerate(sc.calls)
+                  if (a := self_attr(sc, site[1])) is not None)
+    refs = tuple((a, i) for i, ref in enumerate(sc.refs)
+                 if ref[1][0] == "a" and (a := self_attr(sc, ref[1])) is not None)
+    return calls, refs
+
+
+def self_attr(sc: Scope, enc: Enc) -> str | None:
+    """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
+    (``__init__`` for ``cls(...)``), or None."""
+    tag = enc[0]
+    if tag == "a":
+        base = enc[1]
+        if base[0] == "sup" or base[0] == "self" or base[0] == "clsp":
+            return str(enc[2])
+        if base[0] == "n" and _param_tag(sc, base) in ("self", "clsp"):
+            return str(enc[2])
+    elif tag == "n" and _param_tag(sc, enc) == "clsp":
+        return "__init__"
+    return None
+
+
+def _param_tag(sc: Scope, enc: Enc) -> str | None:
+    """The encoding tag of the parameter a name read ``enc`` reads, if only that."""
+    reach = enc[2]
+    if type(reach) is int:
+        reach = sc.lreach[reach]
+    if len(reach) != 1:
+        return None
+    b = sc.binds[reach[0]]
+    return str(b[1][0]) if b[4] == B_PARAM else None
 
 
 def _freeze(sc: Scope) -> None:

@@ -134,6 +134,9 @@ class Scope:
     # a decorated function: what its name is bound to, the outermost decorator's result
     # (``("c", deco_enc)``, evaluated in the parent scope); None when not decorated
     dval: Enc | None = None
+    # a method's sites whose target depends on the runtime class of self/cls:
+    # (attr, index into calls) and (attr, index into refs); see resolve._self_sites
+    selfs: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]] = ((), ())
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make_scope, tuple(getattr(self, f) for f in _SCOPE_FIELDS))

@@ -51,7 +51,6 @@ from impactlens.index.python.facts import (
     B_CLASS,
     B_DEF,
     B_IMPORT,
-    B_PARAM,
     CLASS,
     F_CLASSMETHOD,
     F_GENERATOR,
@@ -222,6 +221,7 @@ class _Resolver:
         self._wrap: dict[tuple[str, int], tuple[Items, bool]] = {}
         self._seen_ctx: set[tuple[str, int, Any]] = set()
         self._ctx_todo: list[tuple[str, int, Any]] = []
+        self._ctxn: dict[tuple[Any, Any], set[str]] = {}
         self._selfsites: dict[tuple[str, int], tuple[list[Any], list[Any], set[str]]] = {}
         self.depth = 0
 
@@ -1931,9 +1931,17 @@ class _Sites(_Resolver):
             src = amf.scopes[m].qual
             base, sub_ = _Sink(), _Sink()
             for attr, site in calls:
-                self.resolve_call(amf, m, site, src, sub_, rk)
+                fenc = site[1]
                 if attr in names:
+                    self.resolve_call(amf, m, site, src, sub_, rk)
                     self.resolve_call(amf, m, site, src, base, None)
+                elif fenc[0] == "a" and fenc[1][0] != "sup":
+                    # same target as for the method's own class: only follow it
+                    for g in self.class_attr(rk, attr, True)[0]:
+                        if g[0] == "F" and g[3]:
+                            self._seed((g[1], g[2]), rk)
+                elif fenc[0] == "a":
+                    self.resolve_call(amf, m, site, src, sub_, rk)
             for attr, ref in refs:
                 if attr in names:
                     self.resolve_ref(amf, m, ref, src, sub_, rk)
@@ -1952,12 +1960,15 @@ class _Sites(_Resolver):
     def _ctx_names(self, rk: tuple[str, int], ak: tuple[str, int]) -> set[str]:
         """Names defined by the classes of ``rk``'s MRO outside ``ak``'s own MRO: the only
         attributes whose lookup can differ between the two."""
-        amro = set(self.mro(ak)[0])
-        out: set[str] = set()
-        for k in self.mro(rk)[0]:
-            if k not in amro:
-                out |= self._class_names(k)
-        return out
+        got = self._ctxn.get((rk, ak))
+        if got is None:
+            amro = set(self.mro(ak)[0])
+            got = set()
+            for k in self.mro(rk)[0]:
+                if k not in amro:
+                    got |= self._class_names(k)
+            self._ctxn[(rk, ak)] = got
+        return got
 
     def _class_names(self, ck: tuple[str, int]) -> set[str]:
         mf = self.mod(ck[0])
@@ -1967,8 +1978,8 @@ class _Sites(_Resolver):
         return set(sc.byname) | set(sc.inst)
 
     def _self_sites(self, modname: str, m: int) -> tuple[list[Any], list[Any], set[str]]:
-        """A method's call sites and references whose target depends on the runtime class
-        of ``self``/``cls``: ``self.x``, ``cls.x``, ``super().x``, ``cls(...)``."""
+        """(attr, site) of a method's calls and references whose target depends on the
+        runtime class of ``self``/``cls`` (found by the extractor), and their attributes."""
         key = (modname, m)
         got = self._selfsites.get(key)
         if got is not None:
@@ -1978,32 +1989,11 @@ class _Sites(_Resolver):
         refs: list[Any] = []
         if mf is not None:
             sc = mf.scopes[m]
-            for site in sc.calls:
-                attr = self._self_attr(sc, site[1])
-                if attr is not None:
-                    calls.append((attr, site))
-            for ref in sc.refs:
-                if ref[1][0] == "a":
-                    attr = self._self_attr(sc, ref[1])
-                    if attr is not None:
-                        refs.append((attr, ref))
+            scalls, srefs = sc.selfs
+            calls = [(a, sc.calls[i]) for a, i in scalls]
+            refs = [(a, sc.refs[i]) for a, i in srefs]
         got = self._selfsites[key] = (calls, refs, {a for a, _ in calls} | {a for a, _ in refs})
         return got
-
-    @staticmethod
-    def _self_attr(sc: Scope, enc: Enc) -> str | None:
-        """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
-        (``__init__`` for ``cls(...)``), or None."""
-        tag = enc[0]
-        if tag == "a":
-            base = enc[1]
-            if base[0] == "sup" or base[0] == "self" or base[0] == "clsp":
-                return str(enc[2])
-            if base[0] == "n" and _param_tag(sc, base) in ("self", "clsp"):
-                return str(enc[2])
-        elif tag == "n" and _param_tag(sc, enc) == "clsp":
-            return "__init__"
-        return None
 
     def _structure(self, raw: list[RawEdge], unresolved: list[Any], src_ids: list[str]) -> None:
         """Import, inherit and override edges; unresolvable imports."""
@@ -2084,17 +2074,6 @@ class _Sites(_Resolver):
     def _top_in_repo(self, mod: str) -> bool:
         top = mod.partition(".")[0]
         return self.mod(top) is not None
-
-
-def _param_tag(sc: Scope, enc: Enc) -> str | None:
-    """The encoding tag of the parameter a name read ``enc`` reads, if only that."""
-    reach = enc[2]
-    if type(reach) is int:
-        reach = sc.lreach[reach]
-    if len(reach) != 1:
-        return None
-    b = sc.binds[reach[0]]
-    return str(b[1][0]) if b[4] == B_PARAM else None
 
 
 def _node_key(n: Node) -> tuple[Any, ...]:

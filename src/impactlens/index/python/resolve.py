@@ -1906,11 +1906,20 @@ class _Sites(_Resolver):
         """A call of method ``tk`` on an instance (or subclass) ``recv`` whose MRO may
         dispatch ``tk``'s ``self.x``/``super().x``/``cls()`` sites differently than the
         method's own class does: evaluated again under ``recv`` (:meth:`_contexts`)."""
-        if recv is None or (tk[0], tk[1], recv) in self._seen_ctx:
+        if recv is None:
             return
-        self._seen_ctx.add((tk[0], tk[1], recv))
-        if len(self.mro(recv)[0]) > 1 and self._self_sites(tk[0], tk[1])[2]:
-            self._ctx_todo.append((tk[0], tk[1], recv))
+        key = (tk[0], tk[1], recv)
+        if key in self._seen_ctx:
+            return
+        self._seen_ctx.add(key)
+        mf = self.mod(tk[0])
+        if mf is None:
+            return
+        sc = mf.scopes[tk[1]]
+        # on its own class a method runs as its own file resolves it (and that seeds the
+        # methods its self sites reach with its class)
+        if (tk[0], sc.cls) != recv and sc.selfs != ((), ()) and len(self.mro(recv)[0]) > 1:
+            self._ctx_todo.append(key)
 
     def _contexts(self, raw: list[RawEdge]) -> None:
         """Inherited code run for a known receiver class ``R``: a ``self.m()`` site in an
@@ -1942,8 +1951,8 @@ class _Sites(_Resolver):
                             self._seed((g[1], g[2]), rk)
                 elif fenc[0] == "a":
                     self.resolve_call(amf, m, site, src, sub_, rk)
-            for attr, ref in refs:
-                if attr in names:
+            for attr, ref in refs:  # reads matter when they run a property's getter
+                if attr in names and any(g[0] == "P" for g in self.class_attr(rk, attr, True)[0]):
                     self.resolve_ref(amf, m, ref, src, sub_, rk)
                     self.resolve_ref(amf, m, ref, src, base, None)
             have = {(e[1], e[2], e[3]) for e in base.edges}
@@ -1974,8 +1983,7 @@ class _Sites(_Resolver):
         mf = self.mod(ck[0])
         if mf is None:
             return set()
-        sc = mf.scopes[ck[1]]
-        return set(sc.byname) | set(sc.inst)
+        return set(mf.scopes[ck[1]].byname)  # class-level names: methods, properties...
 
     def _self_sites(self, modname: str, m: int) -> tuple[list[Any], list[Any], set[str]]:
         """(attr, site) of a method's calls and references whose target depends on the

@@ -1828,24 +1828,33 @@ def _looks_like_type(node: ast.expr) -> bool:
 def _self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
     """A method's ``self.x(...)``, ``cls.x``, ``super().x``, ``cls(...)`` calls and
     ``self.x`` references: where a subclass instance may dispatch differently."""
-    calls = tuple((a, i) for i, site in enumerate(sc.calls)
-                  if (a := self_attr(sc, site[1])) is not None)
-    refs = tuple((a, i) for i, ref in enumerate(sc.refs)
-                 if ref[1][0] == "a" and (a := self_attr(sc, ref[1])) is not None)
-    return calls, refs
+    calls = []
+    for i, site in enumerate(sc.calls):
+        enc = site[1]
+        if enc[0] == "a" or enc[0] == "n":
+            a = _self_attr(sc, enc)
+            if a is not None:
+                calls.append((a, i))
+    refs = []
+    for i, ref in enumerate(sc.refs):
+        enc = ref[1]
+        if enc[0] == "a":
+            a = _self_attr(sc, enc)
+            if a is not None:
+                refs.append((a, i))
+    return tuple(calls), tuple(refs)
 
 
-def self_attr(sc: Scope, enc: Enc) -> str | None:
+def _self_attr(sc: Scope, enc: Enc) -> str | None:
     """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
     (``__init__`` for ``cls(...)``), or None."""
-    tag = enc[0]
-    if tag == "a":
-        base = enc[1]
-        if base[0] == "sup" or base[0] == "self" or base[0] == "clsp":
+    if enc[0] == "a":
+        bt = enc[1][0]
+        if bt == "sup" or bt == "self" or bt == "clsp":
             return str(enc[2])
-        if base[0] == "n" and _param_tag(sc, base) in ("self", "clsp"):
+        if bt == "n" and _param_tag(sc, enc[1]) in ("self", "clsp"):
             return str(enc[2])
-    elif tag == "n" and _param_tag(sc, enc) == "clsp":
+    elif _param_tag(sc, enc) == "clsp":
         return "__init__"
     return None
 

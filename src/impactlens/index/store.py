@@ -28,7 +28,7 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6  # v6: facts hold lambda scopes, decorated values, self-dispatch sites
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

@@ -220,7 +220,7 @@ class _Resolver:
         self._entry: dict[tuple[Val, Any], Items | None] = {}
         self._wrap: dict[tuple[str, int], tuple[Items, bool]] = {}
         self._seen_ctx: set[tuple[str, int, Any]] = set()
-        self._ctx_todo: list[tuple[str, int, Any]] = []
+        self._ctx_todo: list[tuple[str, int, Any, int]] = []
         self._ctxn: dict[tuple[Any, Any], set[str]] = {}
         self._selfsites: dict[tuple[str, int], tuple[list[Any], list[Any], set[str]]] = {}
         self.depth = 0
@@ -1440,7 +1440,7 @@ class _Sites(_Resolver):
                 sink.edges.append((src, self.scope_id(it[1], it[2]), K_CALL, line,
                                    R_INFERRED if inf else R_EXACT, detail, tk))
                 if it[3]:
-                    self._seed(tk, it[4])
+                    self._seed(tk, it[4], line)
                 if fargs:
                     self._passed_functions(mf, sidx, [(K_CALL, bool(it[3]), tk)], fargs, src,
                                            line, sink, recv)
@@ -1474,7 +1474,7 @@ class _Sites(_Resolver):
                 fid = self.scope_id(it[1], it[2])
                 pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
                 if it[3]:
-                    self._seed((it[1], it[2]), it[4])
+                    self._seed((it[1], it[2]), it[4], line)
                 if fid not in primaries:
                     primaries.append(fid)
             elif t == "C":
@@ -1485,7 +1485,7 @@ class _Sites(_Resolver):
                 for cid_, tk_ in self.constructors((it[1], it[2])):
                     pending.append((cid_, K_CALL, True, tk_))
                     if type(tk_) is tuple and type(tk_[1]) is int:
-                        self._seed(tk_, (it[1], it[2]))
+                        self._seed(tk_, (it[1], it[2]), line)
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
@@ -1902,10 +1902,11 @@ class _Sites(_Resolver):
         return out
 
     # ------------------------------------------------ receiver-class contexts
-    def _seed(self, tk: tuple[str, int], recv: Any) -> None:
-        """A call of method ``tk`` on an instance (or subclass) ``recv`` whose MRO may
-        dispatch ``tk``'s ``self.x``/``super().x``/``cls()`` sites differently than the
-        method's own class does: evaluated again under ``recv`` (:meth:`_contexts`)."""
+    def _seed(self, tk: tuple[str, int], recv: Any, line: int) -> None:
+        """A call (at ``line`` of this file) of method ``tk`` on an instance (or subclass)
+        ``recv`` whose MRO may dispatch ``tk``'s ``self.x``/``super().x``/``cls()`` sites
+        differently than the method's own class does: evaluated again under ``recv``
+        (:meth:`_contexts`)."""
         if recv is None:
             return
         key = (tk[0], tk[1], recv)
@@ -1918,8 +1919,10 @@ class _Sites(_Resolver):
         sc = mf.scopes[tk[1]]
         # on its own class a method runs as its own file resolves it (and that seeds the
         # methods its self sites reach with its class)
-        if (tk[0], sc.cls) != recv and sc.selfs != ((), ()) and len(self.mro(recv)[0]) > 1:
-            self._ctx_todo.append(key)
+        if (tk[0], sc.cls) == recv or sc.selfs == ((), ()) or len(self.mro(recv)[0]) < 2:
+            return
+        if self._self_sites(tk[0], tk[1])[2] & self._ctx_names(recv, (tk[0], sc.cls)):
+            self._ctx_todo.append((*key, line))
 
     def _contexts(self, raw: list[RawEdge]) -> None:
         """Inherited code run for a known receiver class ``R``: a ``self.m()`` site in an
@@ -1927,10 +1930,12 @@ class _Sites(_Resolver):
         ``hello`` is called on a ``Child(Left, Right)``; ``super()`` follows ``R``'s MRO).
         The method's own file records the targets for its own class; the file making the
         call adds those that differ for ``R`` (inferred, ``R`` in the detail), and follows
-        the methods those sites reach under the same receiver."""
+        the methods those sites reach under the same receiver. Like a passed callback's
+        edge, such an edge is recorded at the call in this file that made ``R`` known
+        (its line), since only that site knows the receiver."""
         done = 0
         while self._ctx_todo and done < _MAX_CONTEXTS:
-            mod, m, rk = self._ctx_todo.pop()
+            mod, m, rk, at = self._ctx_todo.pop()
             done += 1
             amf = self.mod(mod)
             if amf is None or amf.scopes[m].cls < 0:
@@ -1948,9 +1953,10 @@ class _Sites(_Resolver):
                     # same target as for the method's own class: only follow it
                     for g in self.class_attr(rk, attr, True)[0]:
                         if g[0] == "F" and g[3]:
-                            self._seed((g[1], g[2]), rk)
-                elif fenc[0] == "a":
+                            self._seed((g[1], g[2]), rk, at)
+                elif fenc[0] == "a":  # super(): R's MRO may put another class next
                     self.resolve_call(amf, m, site, src, sub_, rk)
+                    self.resolve_call(amf, m, site, src, base, None)
             for attr, ref in refs:  # reads matter when they run a property's getter
                 if attr in names and any(g[0] == "P" for g in self.class_attr(rk, attr, True)[0]):
                     self.resolve_ref(amf, m, ref, src, sub_, rk)
@@ -1961,10 +1967,10 @@ class _Sites(_Resolver):
                 if e[2] == K_USE:
                     continue
                 if e[6] is not None and e[2] == K_CALL:
-                    self._seed(e[6], rk)
-                if (e[1], e[2], e[3]) in have or not names:
+                    self._seed(e[6], rk, at)
+                if (e[1], e[2], e[3]) in have:
                     continue
-                raw.append((e[0], e[1], e[2], e[3], R_INFERRED, recv_detail(e[5], rid), e[6]))
+                raw.append((e[0], e[1], e[2], at, R_INFERRED, recv_detail(e[5], rid), e[6]))
 
     def _ctx_names(self, rk: tuple[str, int], ak: tuple[str, int]) -> set[str]:
         """Names defined by the classes of ``rk``'s MRO outside ``ak``'s own MRO: the only

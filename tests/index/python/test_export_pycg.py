@@ -65,3 +65,47 @@ def test_index_keeps_the_decorated_callee_and_the_lambda_node(make_repo) -> None
                                                    for e in p.store.out_edges("app.rank")}
     # a line of the lambda still belongs to the def around it
     assert p.resolve_symbol("app.py:22").id == "app.rank"
+
+
+BASE = {
+    "base.py": (
+        "class Base:\n"
+        "    def hello(self):\n"
+        "        return self.greet()\n"
+        "\n"
+        "    def greet(self):\n"
+        "        return 'base'\n"
+    ),
+    "child.py": (
+        "from base import Base\n"
+        "\n"
+        "\n"
+        "class Child(Base):\n"
+        "    def greet(self):\n"
+        "        return 'child'\n"
+        "\n"
+        "\n"
+        "def run():\n"
+        "    return Child().hello()\n"
+    ),
+}
+
+
+def _calls(p: Project) -> set[tuple[str, str, str, int]]:
+    return {(e.src, e.dst, e.file, e.line) for e in p.store.all_edges(frozenset({EdgeKind.CALL}))}
+
+
+def test_receiver_context_edge_is_recorded_at_the_call_and_follows_edits(make_repo) -> None:
+    root = make_repo(BASE)
+    p = Project(root)
+    p.index(full=True)
+    # hello runs Child.greet for the Child that child.run creates: recorded at that call
+    assert ("base.Base.hello", "child.Child.greet", "child.py", 10) in _calls(p)
+    assert ("base.Base.hello", "base.Base.greet", "base.py", 3) in _calls(p)
+    # the base stops calling greet: the incremental index drops the context edge too
+    (root / "base.py").write_text(BASE["base.py"].replace("self.greet()", "'hi'"))
+    p.index()
+    incremental = _calls(p)
+    assert not {e for e in incremental if e[0] == "base.Base.hello"}
+    p.index(full=True)
+    assert _calls(p) == incremental

@@ -125,10 +125,32 @@ def test_incremental_equals_full_on_edit_sequences(make_repo, tmp_path_factory):
             _apply(root, *EDITS[i])
             Project(root).index()
         incremental = dump(root)
+        tally = Project(root).store.counts()  # kept up to date by deltas, not COUNT(*)
+        assert {k: tally[k] for k in ("symbols", "edges", "unresolved")} == {
+            "symbols": len(incremental["nodes"]), "edges": len(incremental["edges"]),
+            "unresolved": len(incremental["unresolved"])}
         Project(root).index(full=True)
         assert dump(root) == incremental
 
     check()
+
+
+def test_history_is_mined_only_when_head_moves(make_repo, monkeypatch):
+    import subprocess
+
+    from impactlens.index import history
+
+    root = make_repo(BASE)
+    Project(root).index()
+    calls = []
+    real = history.update_history
+    monkeypatch.setattr(history, "update_history", lambda *a: calls.append(1) or real(*a))
+    (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "X = 1\n")
+    s = Project(root).index()
+    assert calls == [] and any("history:" in n for n in s.notes)  # the stored note is kept
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "x"], check=True)
+    Project(root).index()
+    assert calls == [1]
 
 
 def test_syntax_error_and_non_utf8_are_recorded_rest_indexed(make_repo):
@@ -211,8 +233,8 @@ def test_interrupted_index_leaves_previous_index_intact(make_repo, monkeypatch):
 
     real = indexer_mod.Indexer._update_history
 
-    def crash(self, store):
-        real(self, store)
+    def crash(self, store, *args):
+        real(self, store, *args)
         raise KeyboardInterrupt  # the user hits Ctrl-C after resolution, before commit
 
     monkeypatch.setattr(indexer_mod.Indexer, "_update_history", crash)

@@ -180,31 +180,40 @@ class Indexer:
             os.close(fd)  # closing releases the flock
 
     # ------------------------------------------------------------- scanning
-    def _scan(self, known: dict[str, tuple[str, int, int]], full: bool
-              ) -> tuple[dict[str, str], list[str], list[str], list[tuple[str, int]]]:
-        """(modules of current files, changed paths, deleted paths, touched (path, mtime))."""
-        paths = discover.list_source_files(self.root)
-        modules = discover.module_names(paths)
+    def _scan(self, known: dict[str, tuple[str, int, int, str]], full: bool,
+              paths: list[str]) -> tuple[dict[str, str], list[str], list[str], list[tuple[str, int]]]:
+        """(modules of current files, changed paths, deleted paths, touched (path, mtime)).
+
+        A file whose size and mtime match the index is taken as unchanged without reading
+        it (what make and git's index do): an edit that keeps both — same size, mtime
+        restored or within the file system's timestamp granularity — goes unseen until
+        ``--full``, which rehashes everything. A differing stat is confirmed by the hash,
+        so a touched-but-identical file is not re-parsed."""
+        if known.keys() == set(paths):  # module names depend only on the set of paths
+            modules = {p: known[p][3] for p in paths}
+        else:
+            modules = discover.module_names(paths)
         changed: list[str] = []
         touched: list[tuple[str, int]] = []
+        root = str(self.root)
         for p in paths:
             prev = known.get(p)
             if full or prev is None:
                 changed.append(p)
                 continue
             try:
-                st = os.stat(self.root / p)
+                st = os.stat(os.path.join(root, p))
             except OSError:
                 changed.append(p)
                 continue
             if st.st_size == prev[1] and st.st_mtime_ns == prev[2]:
                 continue
-            data, _, mtime, err = _read(str(self.root), p, self.settings.max_file_bytes)
+            data, _, mtime, err = _read(root, p, self.settings.max_file_bytes)
             if err or data is None or hashlib.sha256(data).hexdigest() != prev[0]:
                 changed.append(p)
             else:
                 touched.append((p, mtime))
-        deleted = sorted(set(known) - set(paths))
+        deleted = sorted(known.keys() - set(paths))
         return modules, changed, deleted, touched
 
     def is_stale(self) -> bool:
@@ -218,12 +227,11 @@ class Indexer:
             return True
         try:
             known = store.file_stats()
-            modules, changed, deleted, _ = self._scan(known, full=False)
-            stored_modules = {r.path: r.module for r in store.files()}
         finally:
             store.close()
-        return bool(changed or deleted or any(stored_modules.get(p) != m
-                                               for p, m in modules.items()))
+        paths = discover.list_source_files(self.root)
+        modules, changed, deleted, _ = self._scan(known, False, paths)
+        return bool(changed or deleted or any(known[p][3] != m for p, m in modules.items()))
 
     # ---------------------------------------------------------------- parse
     def _parse(self, items: list[tuple[str, str]], progress: ProgressFn | None) -> list[_Parsed]:
@@ -265,10 +273,12 @@ class Indexer:
         notes: list[str] = []
         known = store.file_stats()
         full = full or not known
-        modules, changed, deleted, touched = self._scan(known, full)
-        stored = {r.path: r for r in store.files()}
+        top, head = discover.git_head(self.root)
+        paths = discover.list_source_files(self.root, top)
+        modules, changed, deleted, touched = self._scan(known, full, paths)
+        stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
         # a moved package boundary renames modules: those files must be re-extracted
-        renamed = [p for p, m in modules.items() if p in stored and stored[p].module != m]
+        renamed = [p for p, m in modules.items() if p in stored and stored[p] != m]
         changed = sorted(set(changed) | set(renamed))
         parsed = self._parse([(p, modules[p]) for p in changed], progress)
 
@@ -282,18 +292,15 @@ class Indexer:
             for item in parsed:
                 store.put_file(item.record, item.facts, item.mtime_ns)
             keys = {"/" + p for p in [*changed, *deleted]}
-            keys |= {modules[p] for p in changed} | {stored[p].module for p in deleted}
-            keys |= {stored[p].module for p in renamed}
+            keys |= {modules[p] for p in changed} | {stored[p] for p in deleted}
+            keys |= {stored[p] for p in renamed}
             to_resolve = set(changed) | store.dependents_of_modules(keys)
             to_resolve -= set(deleted)
             self._resolve(store, sorted(to_resolve), parsed, modules, full, progress)
-            notes.extend(self._update_history(store))
+            notes.extend(self._update_history(store, top, head))
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
-        changed_now = set(changed)
-        failures = tuple((r.path, r.error) for r in store.files()
-                         if r.status == "resolve-error"
-                         or (r.status != "ok" and r.path in changed_now))
+        failures = tuple(store.failures(changed))
         return IndexSummary(
             files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
             edges=counts["edges"], unresolved=counts["unresolved"],
@@ -355,11 +362,15 @@ class Indexer:
         finally:
             _FORK_STATE = None
 
-    def _update_history(self, store: Store) -> list[str]:
+    def _update_history(self, store: Store, top: Path | None, head: str | None) -> list[str]:
         try:
-            from impactlens.index.history import update_history
+            from impactlens.index.history import history_is_current, history_state, update_history
         except ModuleNotFoundError:
             return []
+        if top is not None and head is not None and history_is_current(
+                store, self.root, top, head, self.settings):
+            note = history_state(store)  # HEAD has not moved: nothing to mine
+            return [note] if note else []
         summary = update_history(store, self.root, self.settings)
         note = getattr(summary, "note", "")
         return [note] if note else []

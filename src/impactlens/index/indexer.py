@@ -180,8 +180,8 @@ class Indexer:
             os.close(fd)  # closing releases the flock
 
     # ------------------------------------------------------------- scanning
-    def _scan(self, known: dict[str, tuple[str, int, int, str]], full: bool,
-              paths: list[str]) -> tuple[dict[str, str], list[str], list[str], list[tuple[str, int]]]:
+    def _scan(self, known: dict[str, tuple[str, int, int, str]], full: bool, paths: list[str]
+              ) -> tuple[dict[str, str], list[str], list[str], list[tuple[str, int]]]:
         """(modules of current files, changed paths, deleted paths, touched (path, mtime)).
 
         A file whose size and mtime match the index is taken as unchanged without reading

@@ -46,7 +46,8 @@ def dump(root) -> dict[str, list]:
     con = sqlite3.connect(index_path(root))
     out = {}
     for table, cols in (("nodes", "*"), ("edges", "*"), ("unresolved", "*"),
-                        ("file_deps", "*"), ("files", "path, sha256, module, status, is_test")):
+                        ("file_deps", "*"), ("file_reads", "*"),
+                        ("files", "path, sha256, module, status, is_test")):
         out[table] = sorted(map(tuple, con.execute(f"SELECT {cols} FROM {table}")))
     con.close()
     return out
@@ -311,3 +312,74 @@ def test_a_file_the_resolver_cannot_handle_is_recorded_rest_indexed(make_repo, m
     (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "\n")
     Project(root).index()  # cart.py depends on pricing.py: re-resolved, now fine
     assert Project(root).store.file_record("src/shop/cart.py").status == "ok"
+
+
+# Symbol-level dependencies: a dependent is re-resolved only when it read a part of the
+# edited module's facts that changed. Each edit below changes an interface some dependent
+# relies on (so a wrong skip shows as incremental != full), or none (so nothing but the
+# edited file is re-resolved).
+LIB = {
+    "src/lib/__init__.py": "from .core import *\n",
+    "src/lib/core.py": (
+        "__all__ = ['Base', 'make', 'helper']\n\n\n"
+        "class Base:\n    def run(self):\n        return 1\n\n\n"
+        "class Other:\n    def run(self):\n        return 2\n\n\n"
+        "def make():\n    return Base()\n\n\n"
+        "def helper(x):\n    return x\n"
+    ),
+    "src/app/__init__.py": "",
+    "src/app/use.py": (
+        "from lib.core import make, helper\nfrom lib import Base\n\n\n"
+        "class Child(Base):\n    def go(self):\n        return make().run()\n\n\n"
+        "def f():\n    return helper(1).bit_length()\n"
+    ),
+    "src/app/other.py": "from lib.core import helper\n\n\ndef g():\n    return helper(2)\n",
+    "tests/base.py": ("from lib.core import make\n\n\nclass BaseTests:\n"
+                      "    def test_one(self):\n        assert make().run()\n"),
+    "tests/test_x.py": ("from tests.base import BaseTests\n\n\nclass TestX(BaseTests):\n"
+                        "    def test_two(self):\n        assert 2\n"),
+}
+CORE = LIB["src/lib/core.py"]
+TESTS_BASE = LIB["tests/base.py"]
+# name: (file, new text or None to delete it, whether only that file is re-resolved)
+LIB_EDITS = {
+    "body-only": ("src/lib/core.py",
+                  CORE.replace("        return 2\n", "        y = 2\n        return y\n"), True),
+    "appended-private": ("src/lib/core.py", CORE + "\n\ndef _private():\n    return 0\n", True),
+    "lines-shifted": ("tests/base.py", "# a new first line\n" + TESTS_BASE, True),
+    "changed-return": ("src/lib/core.py", CORE.replace("    return Base()", "    return Other()"),
+                       False),
+    "renamed-function": ("src/lib/core.py", CORE.replace("def make(", "def build("), False),
+    "changed-base-class": ("src/lib/core.py", CORE.replace("class Base:", "class Base(Other):")
+                           .replace("    def run(self):\n        return 1\n", "    pass\n"),
+                           False),
+    "added-all-entry": ("src/lib/core.py", CORE.replace("'helper']", "'helper', 'extra']")
+                        + "\n\ndef extra():\n    return 3\n", False),
+    "rebound-name": ("src/lib/core.py", CORE + "\nhelper = None\n", False),
+    "inherited-test-added": ("tests/base.py", TESTS_BASE + "\n    def test_three(self):\n"
+                             "        assert 3\n", False),
+    "deleted-module": ("src/lib/core.py", None, False),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(LIB_EDITS))
+def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, edit):
+    from impactlens.index import python as pyindex
+
+    root = make_repo(LIB)
+    Project(root).index()
+    path, text, only_edited = LIB_EDITS[edit]
+    _apply(root, path, text)
+    resolved = []
+    real = pyindex.resolve_file
+    monkeypatch.setattr(pyindex, "resolve_file",
+                        lambda facts, lookup: resolved.append(facts.path) or real(facts, lookup))
+    Project(root).index()
+    monkeypatch.undo()
+    if only_edited:
+        assert resolved == [path]
+    else:
+        assert len(resolved) > 1  # some dependent read what changed
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental

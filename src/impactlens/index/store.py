@@ -28,7 +28,7 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -67,6 +67,9 @@ CREATE INDEX unresolved_reason ON unresolved(reason);
 CREATE TABLE file_deps (file TEXT NOT NULL, module TEXT NOT NULL);
 CREATE INDEX file_deps_module ON file_deps(module);
 CREATE INDEX file_deps_file ON file_deps(file);
+CREATE TABLE file_reads (file TEXT NOT NULL, path TEXT NOT NULL, reads TEXT NOT NULL);
+CREATE INDEX file_reads_path ON file_reads(path);
+CREATE INDEX file_reads_file ON file_reads(file);
 CREATE TABLE commits (
     sha TEXT PRIMARY KEY, author_time INTEGER NOT NULL, message TEXT NOT NULL,
     n_files INTEGER NOT NULL
@@ -193,7 +196,7 @@ def _kinds_clause(kinds: frozenset[EdgeKind] | None) -> tuple[str, list[str]]:
 
 
 ResolutionRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]],
-                       list[tuple[Any, ...]]]
+                       list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 def resolution_rows(
@@ -202,8 +205,11 @@ def resolution_rows(
     edges: Iterable[Edge],
     unresolved: Iterable[UnresolvedSite],
     deps: Iterable[str],
+    reads: Iterable[tuple[str, Iterable[str]]] = (),
 ) -> ResolutionRows:
-    """Encode one file's resolution as SQL rows (picklable; built in worker processes)."""
+    """Encode one file's resolution as SQL rows (picklable; built in worker processes).
+    ``reads``: (path, interface keys) of the other files' facts it read (see
+    :mod:`impactlens.index.interface`)."""
     return (
         [_node_row(n) for n in nodes],
         [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
@@ -211,6 +217,7 @@ def resolution_rows(
         [(u.file, u.line, u.scope, u.reason.value, u.text, json.dumps(u.names))
          for u in unresolved],
         [(path, m) for m in sorted(set(deps))],
+        [(path, other, json.dumps(sorted(keys))) for other, keys in sorted(reads)],
     )
 
 
@@ -347,8 +354,11 @@ class Store:
             size=r["size"], status=r["status"], error=r["error"], is_test=bool(r["is_test"]),
         )
 
-    def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0) -> None:
-        blob = None if facts is None else pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+    def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0,
+                 blob: bytes | None = None) -> None:
+        """Insert or replace one file; ``blob``: ``facts`` already pickled, if at hand."""
+        if blob is None and facts is not None:
+            blob = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
         self._conn.execute(
             "INSERT OR REPLACE INTO files(path, sha256, language, module, size, status, error, "
             "is_test, mtime_ns, facts) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -374,7 +384,7 @@ class Store:
 
     def clear_all(self) -> None:
         self._sites = None
-        for table in ("files", "nodes", "edges", "unresolved", "file_deps"):
+        for table in ("files", "nodes", "edges", "unresolved", "file_deps", "file_reads"):
             self._count(table, -self._conn.execute(f"DELETE FROM {table}").rowcount)
 
     def delete_file(self, path: str) -> None:
@@ -412,7 +422,7 @@ class Store:
     def clear_resolution(self, path: str) -> None:
         self._sites = None
         for table, col in (("nodes", "file"), ("edges", "file"), ("unresolved", "file"),
-                           ("file_deps", "file")):
+                           ("file_deps", "file"), ("file_reads", "file")):
             self._count(table, -self._conn.execute(f"DELETE FROM {table} WHERE {col}=?",
                                                    (path,)).rowcount)
 
@@ -434,11 +444,12 @@ class Store:
 
     def put_rows(self, rows: ResolutionRows) -> None:
         """Insert pre-encoded rows (see :func:`resolution_rows`)."""
-        node_rows, edge_rows, unresolved_rows, dep_rows = rows
+        node_rows, edge_rows, unresolved_rows, dep_rows, read_rows = rows
         self._conn.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", node_rows)
         self._conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edge_rows)
         self._conn.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?)", unresolved_rows)
         self._conn.executemany("INSERT INTO file_deps VALUES (?,?)", dep_rows)
+        self._conn.executemany("INSERT INTO file_reads VALUES (?,?,?)", read_rows)
         self._count("nodes", len(node_rows))
         self._count("edges", len(edge_rows))
         self._count("unresolved", len(unresolved_rows))
@@ -478,6 +489,11 @@ class Store:
                 )
             )
         return out
+
+    def reads_of(self, path: str) -> dict[str, set[str]]:
+        """file → the interface keys of ``path``'s facts its resolution read."""
+        return {r[0]: set(json.loads(r[1])) for r in self._conn.execute(
+            "SELECT file, reads FROM file_reads WHERE path=?", (path,))}
 
     def drop_secondary_indexes(self) -> None:
         """Bulk loads are faster without indexes; :meth:`create_secondary_indexes` restores."""

@@ -345,6 +345,9 @@ TESTS_BASE = LIB["tests/base.py"]
 LIB_EDITS = {
     "body-only": ("src/lib/core.py",
                   CORE.replace("        return 2\n", "        y = 2\n        return y\n"), True),
+    "method-body-only": ("src/lib/core.py",
+                         CORE.replace("        return 1\n", "        y = 1\n        return y\n"),
+                         True),
     "appended-private": ("src/lib/core.py", CORE + "\n\ndef _private():\n    return 0\n", True),
     "lines-shifted": ("tests/base.py", "# a new first line\n" + TESTS_BASE, True),
     "changed-return": ("src/lib/core.py", CORE.replace("    return Base()", "    return Other()"),

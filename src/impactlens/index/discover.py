@@ -25,20 +25,6 @@ def _is_venv(path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-def git_toplevel(root: Path) -> Path | None:
-    """The work tree root when ``root`` is inside a git work tree, else ``None``."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-            capture_output=True, text=True, check=False, timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return Path(out.stdout.strip()).resolve()
-
-
 def git_head(root: Path) -> tuple[Path | None, str | None]:
     """(work tree root, HEAD commit) of the git work tree holding ``root``, in one git call;
     ``(None, None)`` outside git, a ``None`` head in a repository without commits."""
@@ -95,7 +81,9 @@ def list_source_files(root: Path, top: Path | None = _ASK) -> list[str]:
     """Repo-relative POSIX paths of the Python files to index, sorted. ``top``: the git
     work tree root (None: not in git) when the caller already knows it."""
     if top == _ASK:
-        top = git_toplevel(root)
+        # a work tree root holds `.git` (a directory, or a file in worktrees and submodules):
+        # a stat instead of a `git rev-parse` on every freshness check
+        top = root.resolve() if (root / ".git").exists() else None
     if top is not None and top == root.resolve():
         files = _git_files(root)
         if files is not None:

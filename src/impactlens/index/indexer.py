@@ -298,7 +298,6 @@ class Indexer:
                 return self._run(store, full, progress, t0)
             finally:
                 store.close()
-                interface.clear_cache()
 
     def _run(self, store: Store, full: bool, progress: ProgressFn | None,
              t0: float) -> IndexSummary:

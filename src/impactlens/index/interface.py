@@ -1,26 +1,33 @@
 """Symbol-level dependencies: what of another module's facts a file's resolution read.
 
-Resolving a file reads the facts of the modules it names. :func:`tracked` hands the
-resolver a read-recording view of those facts, and :func:`fingerprint` digests a
+Resolving a file reads the facts of the modules it names. The indexer hands the resolver
+read-recording views of those facts (:class:`Tracked`), and :func:`fingerprint` digests a
 module's facts under the same keys. A file is re-resolved after an edit of a module it
 consulted only when one of the keys it read has a different digest in the edited
 module: the resolver is a deterministic function of its own facts and of what it read,
 so equal digests for every key read mean the same resolution (and the same reads).
 
 Keys (strings; a module's facts are split so that a body-only edit of one function
-changes only that function's keys)::
+changes only that function's key)::
 
     N:<name>    module-level name: its bindings (with their indices), reach at the end
                 and container mutations (``byname``/``final``/``binds``/``muts``)
     K:<field>   the key set of ``byname``/``final``/``muts`` (``from m import *``...)
-    S:<i>       the subtree of top-level scope ``i`` (a def or class and all its nested
-                scopes, every field but line numbers: see :func:`_lineless`)
+    S:<i>       scope ``i``: a class (every field but line numbers, see
+                :func:`_lineless`) or a function's header (name, parameters, flags,
+                decorators, annotations). Scopes refer to each other by index only, so
+                reading a nested scope goes through ``scopes[i]`` and is recorded on its
+                own: a method's body edit is not a change of its class
+    B:<i>       function scope ``i``'s body: bindings, call sites, returns, yields...
     A0:<field>  any other field of the module scope (``calls``, ``lreach``, ...)
     A:<field>   a field of the facts record itself (``nodes``, ``imports``, ``stars``...)
     ALL         everything (iterating or counting the scopes)
 
 ``module`` and ``path`` are not keys: they are the file's identity, and a file whose
-module name changes is re-resolved with all its dependents anyway.
+module name changes is re-resolved with all its dependents anyway. Scopes and bindings are
+numbered in source order, so a def, class or module-level binding *inserted* above others
+renumbers them and counts as a change of every one below it (a conservative, not a wrong,
+answer); a body-only edit or an addition at the end keeps the numbering.
 """
 
 from __future__ import annotations
@@ -29,40 +36,15 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
+from impactlens.index.python.facts import FUNCTION
+
 ALL = "ALL"
+# a function scope's body: what its statements bind, call, return. The rest (name, params,
+# flags, decorators, annotations, pytest marks) is its header.
+_BODY = frozenset({"binds", "byname", "final", "calls", "refs", "glob", "inst", "returns",
+                   "yields", "pcalls", "muts", "lreach"})
 _OWN = ("module", "path", "scopes")
 _SCOPE0_TRACKED = ("byname", "final", "binds", "muts")
-
-# path -> (facts, top-level ancestor index of every scope); shared by the files one
-# process resolves (forked workers inherit it), checked by identity against the facts
-_TOPS: dict[str, tuple[Any, list[int]]] = {}
-
-
-def clear_cache() -> None:
-    """Forget the scope trees computed so far (call at the end of an index run)."""
-    _TOPS.clear()
-
-
-def _tops(facts: Any) -> list[int]:
-    got = _TOPS.get(facts.path)
-    if got is not None and got[0] is facts:
-        return got[1]
-    scopes = facts.scopes
-    tops = [0] * len(scopes)
-    for i in range(1, len(scopes)):
-        tops[i] = _top(scopes, i, tops)
-    _TOPS[facts.path] = (facts, tops)
-    return tops
-
-
-def _top(scopes: Any, i: int, tops: list[int]) -> int:
-    p = scopes[i].parent
-    if p <= 0:
-        return i
-    if p < i:  # parents are numbered before their children
-        return tops[p]
-    return _top(scopes, p, tops)
-
 
 class _Names:
     """A module-scope name → value dict that records the names asked for."""
@@ -150,14 +132,30 @@ class _Scope0:
         return getattr(self._sc, field)
 
 
+class _FunctionScope:
+    """A function scope whose header and body fields are recorded as separate keys."""
+
+    __slots__ = ("_body", "_head", "_reads", "_sc")
+
+    def __init__(self, sc: Any, i: int, reads: set[str]) -> None:
+        self._sc = sc
+        self._reads = reads
+        self._head = "S:" + str(i)
+        self._body = "B:" + str(i)
+
+    def __getattr__(self, field: str) -> Any:
+        self._reads.add(self._body if field in _BODY else self._head)
+        return getattr(self._sc, field)
+
+
 class _Scopes:
-    __slots__ = ("_reads", "_s0", "_scopes", "_tops")
+    __slots__ = ("_fns", "_reads", "_s0", "_scopes")
 
     def __init__(self, facts: Any, reads: set[str]) -> None:
         self._scopes = facts.scopes
-        self._tops = _tops(facts)
         self._reads = reads
         self._s0 = _Scope0(facts.scopes[0], reads)
+        self._fns: dict[int, _FunctionScope] = {}
 
     def __getitem__(self, i: int) -> Any:
         if i == 0:
@@ -165,8 +163,14 @@ class _Scopes:
         if isinstance(i, slice) or i < 0:
             self._reads.add(ALL)
             return self._scopes[i]
-        self._reads.add("S:" + str(self._tops[i]))
-        return self._scopes[i]
+        sc = self._scopes[i]
+        if sc.kind != FUNCTION:
+            self._reads.add("S:" + str(i))
+            return sc
+        view = self._fns.get(i)
+        if view is None:
+            view = self._fns[i] = _FunctionScope(sc, i, self._reads)
+        return view
 
     def __iter__(self) -> Iterator[Any]:
         self._reads.add(ALL)
@@ -228,8 +232,8 @@ def _lineless(field: str, value: Any) -> Any:
     return value
 
 
-def _scope_digest_value(sc: Any) -> tuple[Any, ...]:
-    return tuple(_lineless(f, getattr(sc, f)) for f in type(sc).__slots__
+def _scope_digest_value(sc: Any, fields: Any = None) -> tuple[Any, ...]:
+    return tuple(_lineless(f, getattr(sc, f)) for f in fields or type(sc).__slots__
                  if f not in _NO_LINE_SCOPE)
 
 
@@ -254,12 +258,15 @@ def fingerprint(facts: Any) -> dict[str, str]:
                                     by_name.get(name), sc0.muts.get(name)))
     for field in ("byname", "final", "muts"):
         out["K:" + field] = _digest(list(getattr(sc0, field)))
-    subtrees: dict[int, list[Any]] = {}
-    for i, top in enumerate(_tops(facts)):
-        if i:
-            subtrees.setdefault(top, []).append((i, _scope_digest_value(scopes[i])))
-    for top, members in subtrees.items():
-        out["S:" + str(top)] = _digest(members)
+    for i in range(1, len(scopes)):
+        sc = scopes[i]
+        if sc.kind != FUNCTION:
+            out["S:" + str(i)] = _digest(_scope_digest_value(sc))
+            continue
+        fields = type(sc).__slots__
+        out["S:" + str(i)] = _digest(_scope_digest_value(sc, [f for f in fields
+                                                              if f not in _BODY]))
+        out["B:" + str(i)] = _digest(_scope_digest_value(sc, [f for f in fields if f in _BODY]))
     return out
 
 

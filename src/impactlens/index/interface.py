@@ -27,7 +27,8 @@ changes only that function's key)::
 module name changes is re-resolved with all its dependents anyway. Scopes and bindings are
 numbered in source order, so a def, class or module-level binding *inserted* above others
 renumbers them and counts as a change of every one below it (a conservative, not a wrong,
-answer); a body-only edit or an addition at the end keeps the numbering.
+answer); a body-only edit or an addition at the end keeps the numbering. The keys are
+stored (``file_reads``): changing what a key means needs a store SCHEMA_VERSION bump.
 """
 
 from __future__ import annotations

@@ -46,7 +46,8 @@ def dump(root) -> dict[str, list]:
     con = sqlite3.connect(index_path(root))
     out = {}
     for table, cols in (("nodes", "*"), ("edges", "*"), ("unresolved", "*"),
-                        ("file_deps", "*"), ("files", "path, sha256, module, status, is_test")):
+                        ("file_deps", "*"), ("file_reads", "*"),
+                        ("files", "path, sha256, module, status, is_test")):
         out[table] = sorted(map(tuple, con.execute(f"SELECT {cols} FROM {table}")))
     con.close()
     return out
@@ -125,10 +126,32 @@ def test_incremental_equals_full_on_edit_sequences(make_repo, tmp_path_factory):
             _apply(root, *EDITS[i])
             Project(root).index()
         incremental = dump(root)
+        tally = Project(root).store.counts()  # kept up to date by deltas, not COUNT(*)
+        assert {k: tally[k] for k in ("symbols", "edges", "unresolved")} == {
+            "symbols": len(incremental["nodes"]), "edges": len(incremental["edges"]),
+            "unresolved": len(incremental["unresolved"])}
         Project(root).index(full=True)
         assert dump(root) == incremental
 
     check()
+
+
+def test_history_is_mined_only_when_head_moves(make_repo, monkeypatch):
+    import subprocess
+
+    from impactlens.index import history
+
+    root = make_repo(BASE)
+    Project(root).index()
+    calls = []
+    real = history.update_history
+    monkeypatch.setattr(history, "update_history", lambda *a: calls.append(1) or real(*a))
+    (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "X = 1\n")
+    s = Project(root).index()
+    assert calls == [] and any("history:" in n for n in s.notes)  # the stored note is kept
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "x"], check=True)
+    Project(root).index()
+    assert calls == [1]
 
 
 def test_syntax_error_and_non_utf8_are_recorded_rest_indexed(make_repo):
@@ -211,8 +234,8 @@ def test_interrupted_index_leaves_previous_index_intact(make_repo, monkeypatch):
 
     real = indexer_mod.Indexer._update_history
 
-    def crash(self, store):
-        real(self, store)
+    def crash(self, store, *args):
+        real(self, store, *args)
         raise KeyboardInterrupt  # the user hits Ctrl-C after resolution, before commit
 
     monkeypatch.setattr(indexer_mod.Indexer, "_update_history", crash)
@@ -289,3 +312,77 @@ def test_a_file_the_resolver_cannot_handle_is_recorded_rest_indexed(make_repo, m
     (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "\n")
     Project(root).index()  # cart.py depends on pricing.py: re-resolved, now fine
     assert Project(root).store.file_record("src/shop/cart.py").status == "ok"
+
+
+# Symbol-level dependencies: a dependent is re-resolved only when it read a part of the
+# edited module's facts that changed. Each edit below changes an interface some dependent
+# relies on (so a wrong skip shows as incremental != full), or none (so nothing but the
+# edited file is re-resolved).
+LIB = {
+    "src/lib/__init__.py": "from .core import *\n",
+    "src/lib/core.py": (
+        "__all__ = ['Base', 'make', 'helper']\n\n\n"
+        "class Base:\n    def run(self):\n        return 1\n\n\n"
+        "class Other:\n    def run(self):\n        return 2\n\n\n"
+        "def make():\n    return Base()\n\n\n"
+        "def helper(x):\n    return x\n"
+    ),
+    "src/app/__init__.py": "",
+    "src/app/use.py": (
+        "from lib.core import make, helper\nfrom lib import Base\n\n\n"
+        "class Child(Base):\n    def go(self):\n        return make().run()\n\n\n"
+        "def f():\n    return helper(1).bit_length()\n"
+    ),
+    "src/app/other.py": "from lib.core import helper\n\n\ndef g():\n    return helper(2)\n",
+    "tests/base.py": ("from lib.core import make\n\n\nclass BaseTests:\n"
+                      "    def test_one(self):\n        assert make().run()\n"),
+    "tests/test_x.py": ("from tests.base import BaseTests\n\n\nclass TestX(BaseTests):\n"
+                        "    def test_two(self):\n        assert 2\n"),
+}
+CORE = LIB["src/lib/core.py"]
+TESTS_BASE = LIB["tests/base.py"]
+# name: (file, new text or None to delete it, whether only that file is re-resolved)
+LIB_EDITS = {
+    "body-only": ("src/lib/core.py",
+                  CORE.replace("        return 2\n", "        y = 2\n        return y\n"), True),
+    "method-body-only": ("src/lib/core.py",
+                         CORE.replace("        return 1\n", "        y = 1\n        return y\n"),
+                         True),
+    "appended-private": ("src/lib/core.py", CORE + "\n\ndef _private():\n    return 0\n", True),
+    "lines-shifted": ("tests/base.py", "# a new first line\n" + TESTS_BASE, True),
+    "changed-return": ("src/lib/core.py", CORE.replace("    return Base()", "    return Other()"),
+                       False),
+    "renamed-function": ("src/lib/core.py", CORE.replace("def make(", "def build("), False),
+    "changed-base-class": ("src/lib/core.py", CORE.replace("class Base:", "class Base(Other):")
+                           .replace("    def run(self):\n        return 1\n", "    pass\n"),
+                           False),
+    "added-all-entry": ("src/lib/core.py", CORE.replace("'helper']", "'helper', 'extra']")
+                        + "\n\ndef extra():\n    return 3\n", False),
+    "rebound-name": ("src/lib/core.py", CORE + "\nhelper = None\n", False),
+    "inherited-test-added": ("tests/base.py", TESTS_BASE + "\n    def test_three(self):\n"
+                             "        assert 3\n", False),
+    "deleted-module": ("src/lib/core.py", None, False),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(LIB_EDITS))
+def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, edit):
+    from impactlens.index import python as pyindex
+
+    root = make_repo(LIB)
+    Project(root).index()
+    path, text, only_edited = LIB_EDITS[edit]
+    _apply(root, path, text)
+    resolved = []
+    real = pyindex.resolve_file
+    monkeypatch.setattr(pyindex, "resolve_file",
+                        lambda facts, lookup: resolved.append(facts.path) or real(facts, lookup))
+    Project(root).index()
+    monkeypatch.undo()
+    if only_edited:
+        assert resolved == [path]
+    else:
+        assert len(resolved) > 1  # some dependent read what changed
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental

@@ -2,7 +2,9 @@
 
 Measures, on a git work tree (e.g. Django 5.1.4's source distribution, git-initialised):
 files, lines, symbols, edges; cold index wall time and peak RSS (median of --runs, each
-in a fresh child process); incremental re-index after editing one file; `impact` latency
+in a fresh child process); incremental re-index after editing one file (a function appended
+to a mid-sized file, and a body-only edit of the module the most files consulted); the
+freshness check queries make; `impact` latency
 p50/p95 over 100 random symbols (seeded); `analyze` latency for a one-function signature
 change; receiver typing (callers attributed to one method, unresolved receiver sites).
 With ``--gitnexus`` (a directory holding ``node_modules/.bin/gitnexus``) the peer's
@@ -92,6 +94,77 @@ def incremental(root: Path, runs: int) -> dict[str, Any]:
         Project(root).index()
     return {"file": str(target.relative_to(root)), "seconds_p50": statistics.median(times),
             "seconds_runs": [round(t, 3) for t in times]}
+
+
+def _pick_hub(root: Path) -> tuple[Path, int]:
+    """The non-test module most other files' resolution consulted (ties by path), and
+    how many consulted it."""
+    from impactlens.api import Project
+
+    store = Project(root).store
+    best: tuple[int, str] = (-1, "")
+    for rec in store.files():
+        if rec.is_test or rec.status != "ok" or rec.path.endswith("__init__.py"):
+            continue
+        if _body_edit((root / rec.path).read_text(), 0) is None:
+            continue
+        n = len(store.dependents_of_modules({rec.module, "/" + rec.path}) - {rec.path})
+        if n > best[0] or (n == best[0] and rec.path < best[1]):
+            best = (n, rec.path)
+    return root / best[1], best[0]
+
+
+def _body_edit(text: str, i: int) -> str | None:
+    """``text`` with one statement added at the top of the first top-level function's body
+    (a body-only edit that shifts every line below it), or None if there is no such
+    function with a one-line signature."""
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines[:-1]):
+        if line.startswith("def ") and line.rstrip().endswith(":"):
+            body = lines[n + 1]
+            indent = body[: len(body) - len(body.lstrip())]
+            if not indent or not body.strip():
+                continue
+            lines.insert(n + 1, f"{indent}_bench_local = {i}\n")
+            return "".join(lines)
+    return None
+
+
+def incremental_hub(root: Path, runs: int) -> dict[str, Any]:
+    """Re-index after a body-only edit of the module most others depend on."""
+    from impactlens.api import Project
+
+    target, dependents = _pick_hub(root)
+    original = target.read_text()
+    times = []
+    try:
+        for i in range(runs):
+            target.write_text(_body_edit(original, i) or original)
+            t = time.perf_counter()
+            s = Project(root).index()
+            times.append(time.perf_counter() - t)
+            assert s.parsed == 1, s
+    finally:
+        target.write_text(original)
+        Project(root).index()
+    return {"file": str(target.relative_to(root)), "dependents": dependents,
+            "seconds_p50": statistics.median(times),
+            "seconds_runs": [round(t, 3) for t in times]}
+
+
+def freshness(root: Path, runs: int) -> dict[str, Any]:
+    """The freshness check every query and `analyze` makes (nothing changed on disk)."""
+    from impactlens.index.indexer import Indexer
+    from impactlens.settings import DEFAULT
+
+    ix = Indexer(root, DEFAULT)
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        stale = ix.is_stale()
+        times.append(time.perf_counter() - t)
+        assert not stale
+    return {"seconds_p50": statistics.median(times)}
 
 
 def impact_latency(root: Path, n: int, seed: int) -> dict[str, Any]:
@@ -199,6 +272,8 @@ def run(root: Path, *, runs: int, gitnexus_dir: Path | None, method: str,
                               "lines": _count_lines(root, files)}
     report["cold_index"] = cold_index(root, runs)
     report["incremental"] = incremental(root, max(5, runs))
+    report["incremental_hub"] = incremental_hub(root, max(5, runs))
+    report["is_stale"] = freshness(root, 11)
     report["impact"] = impact_latency(root, 100, seed)
     report["receiver_typing"] = receiver_typing(root, method)
     try:
@@ -217,6 +292,11 @@ def _print(r: dict[str, Any]) -> None:
     print(f"cold index   median {c['seconds']:.2f}s (runs {c['seconds_runs']}), "
           f"peak RSS {c['peak_rss_mb']:.0f} MB")
     print(f"incremental  p50 {i['seconds_p50'] * 1000:.0f} ms after editing {i['file']}")
+    h = r["incremental_hub"]
+    print(f"incremental  p50 {h['seconds_p50'] * 1000:.0f} ms after a body-only edit of "
+          f"{h['file']} ({h['dependents']} files consulted it)")
+    print(f"freshness    p50 {r['is_stale']['seconds_p50'] * 1000:.0f} ms (is_stale, nothing "
+          f"changed)")
     print(f"impact       p50 {m['ms_p50']:.1f} ms, p95 {m['ms_p95']:.1f} ms over {m['n']} symbols")
     a = r.get("analyze", {})
     if a.get("seconds_p50") is not None:

@@ -25,18 +25,22 @@ def _is_venv(path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-def git_toplevel(root: Path) -> Path | None:
-    """The work tree root when ``root`` is inside a git work tree, else ``None``."""
+def git_head(root: Path) -> tuple[Path | None, str | None]:
+    """(work tree root, HEAD commit) of the git work tree holding ``root``, in one git call;
+    ``(None, None)`` outside git, a ``None`` head in a repository without commits."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"],
             capture_output=True, text=True, check=False, timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return Path(out.stdout.strip()).resolve()
+        return None, None
+    lines = out.stdout.splitlines()
+    if not lines or not lines[0].strip():
+        return None, None
+    top = Path(lines[0].strip()).resolve()
+    head = lines[1].strip() if out.returncode == 0 and len(lines) > 1 else None
+    return top, head
 
 
 def _git_files(root: Path) -> list[str] | None:
@@ -70,9 +74,16 @@ def _walk_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def list_source_files(root: Path) -> list[str]:
-    """Repo-relative POSIX paths of the Python files to index, sorted."""
-    top = git_toplevel(root)
+_ASK = Path("\0")  # list_source_files: no work tree root given, ask git
+
+
+def list_source_files(root: Path, top: Path | None = _ASK) -> list[str]:
+    """Repo-relative POSIX paths of the Python files to index, sorted. ``top``: the git
+    work tree root (None: not in git) when the caller already knows it."""
+    if top == _ASK:
+        # a work tree root holds `.git` (a directory, or a file in worktrees and submodules):
+        # a stat instead of a `git rev-parse` on every freshness check
+        top = root.resolve() if (root / ".git").exists() else None
     if top is not None and top == root.resolve():
         files = _git_files(root)
         if files is not None:
@@ -98,17 +109,17 @@ def module_names(paths: Iterable[str]) -> dict[str, str]:
     leading source root (``src/``, ``lib/``) stripped: ``tests/test_x.py`` is
     ``tests.test_x``.
     """
+    # plain string splitting, not PurePosixPath: this runs on every file at every index
     all_paths = list(paths)
-    pkg_dirs = {
-        str(PurePosixPath(p).parent) for p in all_paths if PurePosixPath(p).name == "__init__.py"
-    }
+    pkg_dirs = {p.rpartition("/")[0] or "." for p in all_paths
+                if p == "__init__.py" or p.endswith("/__init__.py")}
     return {p: _module_name(p, pkg_dirs) for p in all_paths}
 
 
 def _module_name(path: str, pkg_dirs: set[str]) -> str:
-    pp = PurePosixPath(path)
-    parts = list(pp.parent.parts)
-    stem = pp.stem
+    head, _, name = path.rpartition("/")
+    parts = head.split("/") if head else []
+    stem = name[:-3] if name.endswith(PY_SUFFIX) else name.rpartition(".")[0] or name
     leaf = [] if stem == "__init__" else [stem]
     # climb while the directory is a package
     i = len(parts)

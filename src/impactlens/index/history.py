@@ -197,6 +197,20 @@ def _empty(store: Store, note: str, t0: float, *, clear: bool) -> HistorySummary
                           shallow=False, head=None, seconds=time.perf_counter() - t0, note=note)
 
 
+def history_is_current(store: Store, root: Path, top: Path, head: str,
+                       settings: Settings) -> bool:
+    """Whether the stored history already describes ``head`` with these settings, so
+    :func:`update_history` would mine nothing (the indexer then skips its git calls).
+
+    A shallow clone always runs the update: it can be deepened without HEAD moving. (A
+    full clone made shallow with HEAD unchanged is not noticed until HEAD moves.)"""
+    root = Path(root).resolve()
+    prefix = root.relative_to(top).as_posix() if root != top else ""
+    return (store.get_meta(_META_HEAD) == head
+            and store.get_meta(_META_SHALLOW) == "[]"
+            and store.get_meta(_META_MODE) == _mode(settings, prefix if prefix != "." else ""))
+
+
 def update_history(store: Store, root: Path, settings: Settings) -> HistorySummary:
     """Mine the commits of ``root`` not yet in ``store`` (call inside a write transaction).
 

@@ -15,6 +15,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import IndexBusyError
-from impactlens.index import discover
+from impactlens.index import discover, interface
 from impactlens.index.runtime import gc_paused
 from impactlens.index.store import (
     INDEX_DIRNAME,
@@ -45,6 +46,7 @@ class _Parsed:
     record: FileRecord
     facts: Any
     mtime_ns: int
+    blob: bytes | None = None  # the facts pickled as the store keeps them, when known
 
 
 # ------------------------------------------------------------------ workers
@@ -95,12 +97,28 @@ def _parse_one(root: str, path: str, module: str, max_bytes: int) -> _Parsed:
 
 
 def _parse_chunk(root: str, items: list[tuple[str, str]], max_bytes: int) -> list[_Parsed]:
-    return [_parse_one(root, p, m, max_bytes) for p, m in items]
+    """Parse in a worker and hand back the facts pickled: the pool would pickle them anyway
+    to send them, and these are the bytes the store keeps, so the parent, which writes
+    every file, need not pickle them again."""
+    out = []
+    for p, m in items:
+        got = _parse_one(root, p, m, max_bytes)
+        blob = (None if got.facts is None
+                else pickle.dumps(got.facts, protocol=pickle.HIGHEST_PROTOCOL))
+        out.append(_Parsed(got.record, None, got.mtime_ns, blob))
+    return out
+
+
+def _unpack(item: _Parsed) -> _Parsed:
+    if item.blob is None:
+        return item
+    return _Parsed(item.record, pickle.loads(item.blob), item.mtime_ns, item.blob)
 
 
 # ------------------------------------------------------------------- lookup
 class _Lookup:
-    """Module/path lookup for the resolver that records every key it is asked for."""
+    """Module/path lookup for the resolver that records every key it is asked for, and
+    hands out read-recording views of the facts (:class:`interface.Tracked`)."""
 
     def __init__(self, by_path: dict[str, Any], store: Store | None,
                  module_paths: dict[str, str]) -> None:
@@ -108,6 +126,7 @@ class _Lookup:
         self._store = store
         self._module_paths = module_paths
         self.consulted: set[str] = set()
+        self._views: dict[str, interface.Tracked] = {}
 
     def module(self, name: str) -> Any:
         self.consulted.add(name)
@@ -117,11 +136,22 @@ class _Lookup:
     def path(self, relpath: str, record: bool = True) -> Any:
         if record:
             self.consulted.add("/" + relpath)
+        view = self._views.get(relpath)
+        if view is not None:
+            return view
         if relpath in self._by_path:
-            return self._by_path[relpath]
-        facts = self._store.facts(relpath) if self._store is not None else None
-        self._by_path[relpath] = facts
-        return facts
+            facts = self._by_path[relpath]
+        else:
+            facts = self._store.facts(relpath) if self._store is not None else None
+            self._by_path[relpath] = facts
+        if facts is None:
+            return None
+        view = self._views[relpath] = interface.Tracked(facts)
+        return view
+
+    def reads(self) -> list[tuple[str, set[str]]]:
+        """(path, interface keys read) of every file whose facts were read."""
+        return [(p, v.reads) for p, v in self._views.items() if v.reads]
 
 
 # facts + module map handed to forked resolution workers (set only while a pool runs)
@@ -138,9 +168,10 @@ def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> tuple[ResolutionRow
     try:
         res: FileResolution = resolve_file(facts, lookup)
     except RecursionError:  # keep what it consulted: a later change there retries it
-        rows = resolution_rows(path, (), (), (), lookup.consulted)
+        rows = resolution_rows(path, (), (), (), lookup.consulted, lookup.reads())
         return rows, "too deeply nested to resolve (recursion limit)"
-    return resolution_rows(path, res.nodes, res.edges, res.unresolved, lookup.consulted), ""
+    return resolution_rows(path, res.nodes, res.edges, res.unresolved, lookup.consulted,
+                           lookup.reads()), ""
 
 
 def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
@@ -180,31 +211,40 @@ class Indexer:
             os.close(fd)  # closing releases the flock
 
     # ------------------------------------------------------------- scanning
-    def _scan(self, known: dict[str, tuple[str, int, int]], full: bool
+    def _scan(self, known: dict[str, tuple[str, int, int, str]], full: bool, paths: list[str]
               ) -> tuple[dict[str, str], list[str], list[str], list[tuple[str, int]]]:
-        """(modules of current files, changed paths, deleted paths, touched (path, mtime))."""
-        paths = discover.list_source_files(self.root)
-        modules = discover.module_names(paths)
+        """(modules of current files, changed paths, deleted paths, touched (path, mtime)).
+
+        A file whose size and mtime match the index is taken as unchanged without reading
+        it (what make and git's index do): an edit that keeps both — same size, mtime
+        restored or within the file system's timestamp granularity — goes unseen until
+        ``--full``, which rehashes everything. A differing stat is confirmed by the hash,
+        so a touched-but-identical file is not re-parsed."""
+        if known.keys() == set(paths):  # module names depend only on the set of paths
+            modules = {p: known[p][3] for p in paths}
+        else:
+            modules = discover.module_names(paths)
         changed: list[str] = []
         touched: list[tuple[str, int]] = []
+        root = str(self.root)
         for p in paths:
             prev = known.get(p)
             if full or prev is None:
                 changed.append(p)
                 continue
             try:
-                st = os.stat(self.root / p)
+                st = os.stat(os.path.join(root, p))
             except OSError:
                 changed.append(p)
                 continue
             if st.st_size == prev[1] and st.st_mtime_ns == prev[2]:
                 continue
-            data, _, mtime, err = _read(str(self.root), p, self.settings.max_file_bytes)
+            data, _, mtime, err = _read(root, p, self.settings.max_file_bytes)
             if err or data is None or hashlib.sha256(data).hexdigest() != prev[0]:
                 changed.append(p)
             else:
                 touched.append((p, mtime))
-        deleted = sorted(set(known) - set(paths))
+        deleted = sorted(known.keys() - set(paths))
         return modules, changed, deleted, touched
 
     def is_stale(self) -> bool:
@@ -218,12 +258,11 @@ class Indexer:
             return True
         try:
             known = store.file_stats()
-            modules, changed, deleted, _ = self._scan(known, full=False)
-            stored_modules = {r.path: r.module for r in store.files()}
         finally:
             store.close()
-        return bool(changed or deleted or any(stored_modules.get(p) != m
-                                               for p, m in modules.items()))
+        paths = discover.list_source_files(self.root)
+        modules, changed, deleted, _ = self._scan(known, False, paths)
+        return bool(changed or deleted or any(known[p][3] != m for p, m in modules.items()))
 
     # ---------------------------------------------------------------- parse
     def _parse(self, items: list[tuple[str, str]], progress: ProgressFn | None) -> list[_Parsed]:
@@ -245,7 +284,7 @@ class Indexer:
                 for c in chunks
             ]
             for fut in futures:
-                out.extend(fut.result())
+                out.extend(_unpack(item) for item in fut.result())
                 if progress:
                     progress("parse", len(out), total)
         return out
@@ -265,12 +304,20 @@ class Indexer:
         notes: list[str] = []
         known = store.file_stats()
         full = full or not known
-        modules, changed, deleted, touched = self._scan(known, full)
-        stored = {r.path: r for r in store.files()}
+        top, head = discover.git_head(self.root)
+        paths = discover.list_source_files(self.root, top)
+        modules, changed, deleted, touched = self._scan(known, full, paths)
+        stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
         # a moved package boundary renames modules: those files must be re-extracted
-        renamed = [p for p, m in modules.items() if p in stored and stored[p].module != m]
+        renamed = [p for p, m in modules.items() if p in stored and stored[p] != m]
         changed = sorted(set(changed) | set(renamed))
         parsed = self._parse([(p, modules[p]) for p in changed], progress)
+        # files edited in place (same module, parsed before and now): their dependents are
+        # re-resolved only if they read a part of the facts that changed
+        edited = {i.record.path: i.facts for i in parsed if not full and i.facts is not None
+                  and i.record.path in known and i.record.path not in renamed}
+        old_facts = {p: store.facts(p) for p in edited}
+        edited = {p: f for p, f in edited.items() if old_facts[p] is not None}
 
         with store.transaction():
             if full:
@@ -280,26 +327,42 @@ class Indexer:
             for p, mtime in touched:
                 store.touch_file(p, mtime)
             for item in parsed:
-                store.put_file(item.record, item.facts, item.mtime_ns)
-            keys = {"/" + p for p in [*changed, *deleted]}
-            keys |= {modules[p] for p in changed} | {stored[p].module for p in deleted}
-            keys |= {stored[p].module for p in renamed}
+                store.put_file(item.record, item.facts, item.mtime_ns, item.blob)
+            coarse = [p for p in changed if p not in edited]
+            keys = {"/" + p for p in [*coarse, *deleted]}
+            keys |= {modules[p] for p in coarse} | {stored[p] for p in deleted}
+            keys |= {stored[p] for p in renamed}
             to_resolve = set(changed) | store.dependents_of_modules(keys)
+            for p, facts in edited.items():
+                to_resolve |= self._readers_of_change(store, p, modules[p], old_facts[p],
+                                                      facts)
             to_resolve -= set(deleted)
             self._resolve(store, sorted(to_resolve), parsed, modules, full, progress)
-            notes.extend(self._update_history(store))
+            notes.extend(self._update_history(store, top, head))
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
-        changed_now = set(changed)
-        failures = tuple((r.path, r.error) for r in store.files()
-                         if r.status == "resolve-error"
-                         or (r.status != "ok" and r.path in changed_now))
+        failures = tuple(store.failures(changed))
         return IndexSummary(
             files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
             edges=counts["edges"], unresolved=counts["unresolved"],
             parse_failures=counts["parse_failures"], seconds=time.perf_counter() - t0,
             full=full, failures=failures, notes=tuple(notes),
         )
+
+    @staticmethod
+    def _readers_of_change(store: Store, path: str, module: str, old: Any, new: Any
+                           ) -> set[str]:
+        """Files that consulted ``path`` and read a part of its facts the edit changed, and
+        those whose resolution failed (retried on any change of what they consulted)."""
+        candidates = store.dependents_of_modules({module, "/" + path})
+        if not candidates:
+            return set()
+        out = candidates & {f for f, _error in store.failures(())}
+        changed = interface.changed_keys(old, new)
+        if changed:
+            out |= {f for f, keys in store.reads_of(path).items()
+                    if f in candidates and not keys.isdisjoint(changed)}
+        return out
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
                  modules: dict[str, str], full: bool, progress: ProgressFn | None) -> None:
@@ -355,11 +418,15 @@ class Indexer:
         finally:
             _FORK_STATE = None
 
-    def _update_history(self, store: Store) -> list[str]:
+    def _update_history(self, store: Store, top: Path | None, head: str | None) -> list[str]:
         try:
-            from impactlens.index.history import update_history
+            from impactlens.index.history import history_is_current, history_state, update_history
         except ModuleNotFoundError:
             return []
+        if top is not None and head is not None and history_is_current(
+                store, self.root, top, head, self.settings):
+            note = history_state(store)  # HEAD has not moved: nothing to mine
+            return [note] if note else []
         summary = update_history(store, self.root, self.settings)
         note = getattr(summary, "note", "")
         return [note] if note else []

@@ -28,7 +28,7 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
-SCHEMA_VERSION = 6  # v6: facts hold lambda scopes, decorated values, self-dispatch sites
+SCHEMA_VERSION = 7  # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -67,6 +67,9 @@ CREATE INDEX unresolved_reason ON unresolved(reason);
 CREATE TABLE file_deps (file TEXT NOT NULL, module TEXT NOT NULL);
 CREATE INDEX file_deps_module ON file_deps(module);
 CREATE INDEX file_deps_file ON file_deps(file);
+CREATE TABLE file_reads (file TEXT NOT NULL, path TEXT NOT NULL, reads TEXT NOT NULL);
+CREATE INDEX file_reads_path ON file_reads(path);
+CREATE INDEX file_reads_file ON file_reads(file);
 CREATE TABLE commits (
     sha TEXT PRIMARY KEY, author_time INTEGER NOT NULL, message TEXT NOT NULL,
     n_files INTEGER NOT NULL
@@ -81,6 +84,8 @@ CREATE INDEX commit_files_sha ON commit_files(sha);
 """
 
 
+# resolution tables whose row counts are tallied in meta (see Store._save_row_counts)
+_COUNTED = ("nodes", "edges", "unresolved")
 _FILE_COLS = "path, sha256, language, module, size, status, error, is_test"
 
 
@@ -191,7 +196,7 @@ def _kinds_clause(kinds: frozenset[EdgeKind] | None) -> tuple[str, list[str]]:
 
 
 ResolutionRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]],
-                       list[tuple[Any, ...]]]
+                       list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 def resolution_rows(
@@ -200,8 +205,11 @@ def resolution_rows(
     edges: Iterable[Edge],
     unresolved: Iterable[UnresolvedSite],
     deps: Iterable[str],
+    reads: Iterable[tuple[str, Iterable[str]]] = (),
 ) -> ResolutionRows:
-    """Encode one file's resolution as SQL rows (picklable; built in worker processes)."""
+    """Encode one file's resolution as SQL rows (picklable; built in worker processes).
+    ``reads``: (path, interface keys) of the other files' facts it read (see
+    :mod:`impactlens.index.interface`)."""
     return (
         [_node_row(n) for n in nodes],
         [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
@@ -209,6 +217,7 @@ def resolution_rows(
         [(u.file, u.line, u.scope, u.reason.value, u.text, json.dumps(u.names))
          for u in unresolved],
         [(path, m) for m in sorted(set(deps))],
+        [(path, other, json.dumps(sorted(keys))) for other, keys in sorted(reads)],
     )
 
 
@@ -219,6 +228,9 @@ class Store:
         self.path = path
         self._conn = conn
         self._sites: _SiteMemo | None = None  # non-external unresolved sites, in memory
+        # rows added (+) / deleted (-) per resolution table in the open transaction; folded
+        # into the `row_counts` meta entry at COMMIT, so counts() needs no COUNT(*) scans
+        self._delta: dict[str, int] | None = None
 
     # ----------------------------------------------------------------- open
     @classmethod
@@ -287,11 +299,15 @@ class Store:
     def transaction(self) -> Iterator[None]:
         """All-or-nothing write scope (BEGIN IMMEDIATE … COMMIT / ROLLBACK)."""
         self._conn.execute("BEGIN IMMEDIATE")
+        self._delta = dict.fromkeys(_COUNTED, 0)
         try:
             yield
+            self._save_row_counts()
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
+        finally:
+            self._delta = None
         self._conn.execute("COMMIT")
 
     # ----------------------------------------------------------------- meta
@@ -307,12 +323,20 @@ class Store:
         )
 
     # ---------------------------------------------------------------- files
-    def file_stats(self) -> dict[str, tuple[str, int, int]]:
-        """path → (sha256, size, mtime_ns) for every indexed file."""
+    def file_stats(self) -> dict[str, tuple[str, int, int, str]]:
+        """path → (sha256, size, mtime_ns, module) for every indexed file."""
         return {
-            r[0]: (r[1], r[2], r[3])
-            for r in self._conn.execute("SELECT path, sha256, size, mtime_ns FROM files")
+            r[0]: (r[1], r[2], r[3], r[4])
+            for r in self._conn.execute("SELECT path, sha256, size, mtime_ns, module FROM files")
         }
+
+    def failures(self, changed: Iterable[str]) -> list[tuple[str, str]]:
+        """(path, error) of every file resolution gave up on, and of the files among
+        ``changed`` that could not be parsed, by path."""
+        return [(r[0], r[1]) for r in self._conn.execute(
+            "SELECT path, error FROM files WHERE status = 'resolve-error' OR (status != 'ok' "
+            "AND path IN (SELECT value FROM json_each(?))) ORDER BY path",
+            (_json_ids(changed),))]
 
     def file_record(self, path: str) -> FileRecord | None:
         r = self._conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=?", (path,)).fetchone()
@@ -330,8 +354,11 @@ class Store:
             size=r["size"], status=r["status"], error=r["error"], is_test=bool(r["is_test"]),
         )
 
-    def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0) -> None:
-        blob = None if facts is None else pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+    def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0,
+                 blob: bytes | None = None) -> None:
+        """Insert or replace one file; ``blob``: ``facts`` already pickled, if at hand."""
+        if blob is None and facts is not None:
+            blob = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
         self._conn.execute(
             "INSERT OR REPLACE INTO files(path, sha256, language, module, size, status, error, "
             "is_test, mtime_ns, facts) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -357,8 +384,8 @@ class Store:
 
     def clear_all(self) -> None:
         self._sites = None
-        for table in ("files", "nodes", "edges", "unresolved", "file_deps"):
-            self._conn.execute(f"DELETE FROM {table}")
+        for table in ("files", "nodes", "edges", "unresolved", "file_deps", "file_reads"):
+            self._count(table, -self._conn.execute(f"DELETE FROM {table}").rowcount)
 
     def delete_file(self, path: str) -> None:
         self._conn.execute("DELETE FROM files WHERE path=?", (path,))
@@ -395,8 +422,9 @@ class Store:
     def clear_resolution(self, path: str) -> None:
         self._sites = None
         for table, col in (("nodes", "file"), ("edges", "file"), ("unresolved", "file"),
-                           ("file_deps", "file")):
-            self._conn.execute(f"DELETE FROM {table} WHERE {col}=?", (path,))
+                           ("file_deps", "file"), ("file_reads", "file")):
+            self._count(table, -self._conn.execute(f"DELETE FROM {table} WHERE {col}=?",
+                                                   (path,)).rowcount)
 
     def put_resolution(
         self,
@@ -416,11 +444,37 @@ class Store:
 
     def put_rows(self, rows: ResolutionRows) -> None:
         """Insert pre-encoded rows (see :func:`resolution_rows`)."""
-        node_rows, edge_rows, unresolved_rows, dep_rows = rows
+        node_rows, edge_rows, unresolved_rows, dep_rows, read_rows = rows
         self._conn.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", node_rows)
         self._conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edge_rows)
         self._conn.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?)", unresolved_rows)
         self._conn.executemany("INSERT INTO file_deps VALUES (?,?)", dep_rows)
+        self._conn.executemany("INSERT INTO file_reads VALUES (?,?,?)", read_rows)
+        self._count("nodes", len(node_rows))
+        self._count("edges", len(edge_rows))
+        self._count("unresolved", len(unresolved_rows))
+
+    def _count(self, table: str, n: int) -> None:
+        if table not in _COUNTED or not n:
+            return
+        if self._delta is None:  # a write outside transaction(): the tally is void
+            self._conn.execute("DELETE FROM meta WHERE key='row_counts'")
+        else:
+            self._delta[table] += n
+
+    def _save_row_counts(self) -> None:
+        """Fold this transaction's row deltas into the stored tally (before COMMIT)."""
+        assert self._delta is not None
+        if not any(self._delta.values()):
+            return
+        got = self.get_meta("row_counts")  # as of BEGIN: only this method writes it
+        if got is None:  # no tally yet: count once (this includes the transaction's rows)
+            counts = {t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+                      for t in _COUNTED}
+        else:
+            old = json.loads(got)
+            counts = {t: int(old[t]) + self._delta[t] for t in _COUNTED}
+        self.set_meta("row_counts", json.dumps(counts, sort_keys=True))
 
     def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
         """Files whose resolution consulted any of ``modules``."""
@@ -435,6 +489,11 @@ class Store:
                 )
             )
         return out
+
+    def reads_of(self, path: str) -> dict[str, set[str]]:
+        """file → the interface keys of ``path``'s facts its resolution read."""
+        return {r[0]: set(json.loads(r[1])) for r in self._conn.execute(
+            "SELECT file, reads FROM file_reads WHERE path=?", (path,))}
 
     def drop_secondary_indexes(self) -> None:
         """Bulk loads are faster without indexes; :meth:`create_secondary_indexes` restores."""
@@ -641,14 +700,14 @@ class Store:
         return [_row_unresolved(r) for r in rows]
 
     def counts(self) -> dict[str, int]:
-        q = {
-            "files": "SELECT COUNT(*) FROM files",
-            "symbols": "SELECT COUNT(*) FROM nodes",
-            "edges": "SELECT COUNT(*) FROM edges",
-            "unresolved": "SELECT COUNT(*) FROM unresolved",
-            "parse_failures": "SELECT COUNT(*) FROM files WHERE status != 'ok'",
-        }
-        return {k: int(self._conn.execute(s).fetchone()[0]) for k, s in q.items()}
+        files, failures = self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(status != 'ok'), 0) FROM files").fetchone()
+        got = self.get_meta("row_counts")
+        rows = (json.loads(got) if got is not None else
+                {t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+                 for t in _COUNTED})
+        return {"files": int(files), "symbols": int(rows["nodes"]), "edges": int(rows["edges"]),
+                "unresolved": int(rows["unresolved"]), "parse_failures": int(failures)}
 
     # -------------------------------------------------------------- history
     # (history queries are added here by index/history.py's needs; no SQL elsewhere)

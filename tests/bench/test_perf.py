@@ -1,0 +1,32 @@
+"""Pieces of `impactlens bench perf` that run on any repository (the bench itself runs on
+Django)."""
+
+from __future__ import annotations
+
+import ast
+
+from impactlens.api import Project
+from impactlens.bench import perf
+
+
+def test_body_edit_adds_a_statement_to_the_first_function_body():
+    src = ("X = 1\n\n\ndef f(a,\n      b):\n    return a\n\n\n"
+           "def g():\n    '''doc'''\n    return 2\n")
+    got = perf._body_edit(src, 3)
+    assert got is not None and "def g():\n    _bench_local = 3\n    '''doc'''" in got
+    ast.parse(got)
+    assert perf._body_edit("class C:\n    def m(self):\n        pass\n", 0) is None
+
+
+def test_hub_edit_reindexes_one_file(make_repo):
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def helper(x):\n    return x\n",
+        "pkg/a.py": "from pkg.core import helper\n\n\ndef a():\n    return helper(1)\n",
+        "pkg/b.py": "from pkg.core import helper\n\n\ndef b():\n    return helper(2)\n",
+    })
+    Project(root).index()
+    got = perf.incremental_hub(root, 2)
+    assert got["file"] == "pkg/core.py" and got["dependents"] == 2
+    assert (root / "pkg/core.py").read_text() == "def helper(x):\n    return x\n"  # restored
+    assert perf.freshness(root, 2)["seconds_p50"] >= 0

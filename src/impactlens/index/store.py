@@ -28,7 +28,8 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
-SCHEMA_VERSION = 7  # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads
+# v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads
+SCHEMA_VERSION = 7
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

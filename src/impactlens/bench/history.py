@@ -429,11 +429,19 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 
 def stage_predictions(result: Any, seed_file: str, seed_entity: str,
-                      symbol_ids: set[str]) -> tuple[list[str], list[str], list[str]]:
-    """(ranked files, ranked symbols, validation test ids) of an ImpactResult."""
+                      symbol_ids: set[str], partners: Sequence[tuple[str, float]] = (),
+                      ) -> tuple[list[str], list[str], list[str]]:
+    """(ranked files, ranked symbols, validation test ids) of an ImpactResult.
+    ``partners`` = the seed file's co-change candidates in the channel's order."""
     tri = result.triage
-    entries = [*sorted(tri.must_inspect, key=lambda e: (-e.conf, e.entity)),
-               *sorted(tri.may_impact, key=lambda e: (-e.conf, e.entity))]
+    # equal confidence: the co-change channel's own order (more shared commits, more lines
+    # churned) before the name, so a tie is not decided alphabetically
+    order = {g: i for i, (g, _) in enumerate(partners)}
+
+    def key(e: Any) -> tuple[float, int, str]:
+        return (-e.conf, order.get(e.file, len(order)), e.entity)
+
+    entries = [*sorted(tri.must_inspect, key=key), *sorted(tri.may_impact, key=key)]
     files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
                     and is_source(e.file))
     syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
@@ -543,7 +551,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=store.unresolved_sites(), settings=s,
                 )
-                files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids)
+                files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,
+                                                       cc.get(seed.file, ()))
                 methods[name] = MethodRun(files, syms, tests)
             t_stage = (time.perf_counter() - t1) / len(variants)
             # baselines

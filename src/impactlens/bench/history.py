@@ -48,7 +48,7 @@ parent) from each predicted file to the nearest gold file.
 Regression measure (§7.2, ``--run-tests``): the suite runs at the parent and again with
 only the seed applied (``--test-timeout`` seconds each); tests that passed before and
 fail after are the *breaking* tests. Reported: the share of breaking tests inside each
-method's targeted validation set and the selection ratio (selected / all collected
+method's targeted validation set and the selection ratio (selected and collected / all collected
 test functions). Test outcomes are cached per (commit, seed) under ``--cache``.
 """
 
@@ -506,6 +506,7 @@ class CaseResult:
     note: str = ""
     breaking: list[str] | None = None  # None: tests not run
     all_tests: int = 0
+    suite: list[str] = field(default_factory=list)  # test functions collected at the parent
     dist: dict[str, list[int | None]] = field(default_factory=dict)
 
 
@@ -595,7 +596,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                         t for t, o in before_outcomes.items()
                         if o == "passed" and after.get(t, "error") in ("failed", "error")
                     )
-                    r.all_tests = len({_base_test(t) for t in before_outcomes})
+                    r.suite = sorted({_base_test(t) for t in before_outcomes})
+                    r.all_tests = len(r.suite)
             results.append(r)
             if progress:
                 progress(r)
@@ -670,6 +672,8 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             ratios: list[float | None] = []
             for r in trows:
                 sel = {_base_test(t) for t in r.methods[m].tests or []}
+                if r.suite:  # a selected id the suite does not collect cannot run
+                    sel &= set(r.suite)
                 brk = {_base_test(t) for t in r.breaking or []}
                 caught += len(brk & sel)
                 total += len(brk)

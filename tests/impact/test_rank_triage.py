@@ -36,9 +36,11 @@ def triage(g: Graph, change: AtomicChange, co_change: dict[str, float] | None = 
     return {e.entity: (e.bucket.value, e.conf) for e in out}
 
 
-def reasons(g: Graph, change: AtomicChange) -> dict[str, str]:
+def reasons(g: Graph, change: AtomicChange,
+            co_change: dict[str, float] | None = None) -> dict[str, str]:
     res = walk(g, change.entity, select_relations(change))
-    ranked = rank(g, change.entity, change.after_sig, res, (), {}, module_of=module_of)
+    ranked = rank(g, change.entity, change.after_sig, res, (), co_change or {},
+                  module_of=module_of, exclude_files={change.file})
     return {e.entity: e.reason for e in tr.triage(change, change.entity, res, ranked, graph=g)}
 
 
@@ -92,6 +94,21 @@ def test_soft_only_candidate_is_may_impact_from_cochange_min(g):
     got = triage(g, sig_change(), {"app/session.py": 0.3, "app/cache.py": 0.29})
     assert got["app.session"] == ("may_impact", 0.3)
     assert got["app.cache"] == ("low_risk", 0.29)
+
+
+def test_cochange_partner_that_references_the_change_ranks_higher(g):
+    """§3.7 with settings.cochange_proximity: a co-change partner whose file directly
+    references the changed entity (here an import of it, which a signature change does not
+    walk) counts s + (1 − s)·0.5; an equally co-changed file without a reference keeps s."""
+    g.module("app.session")
+    g.edge("app.session", SEED, EdgeKind.IMPORT)
+    cc = {"app/session.py": 0.3, "app/cache.py": 0.3}
+    got = triage(g, sig_change(), cc)
+    assert got["app.session"] == ("may_impact", 0.65)
+    assert got["app.cache"] == ("may_impact", 0.3)
+    assert triage(g, sig_change(), cc, cochange_proximity=0.0)["app.session"][1] == 0.3
+    assert tr.co_change_conf(0.0, True) == 0.0  # no co-change history: nothing to raise
+    assert "references the changed entity" in reasons(g, sig_change(), cc)["app.session"]
 
 
 def test_tests_are_may_impact_from_test_min(g):

@@ -17,8 +17,7 @@ A commit ``c`` is *sweeping* when it touched more than
 ``settings.history_max_files_per_commit`` files (default 50); sweeping commits
 are ignored entirely (neither numerator nor denominator), and so are root commits
 (no parent: the initial import lists every file as added, which says nothing about
-coupling; on the real-history bench it tied every original module of click as partners). Every other commit
-carries a weight ::
+coupling). Every other commit carries a weight ::
 
     w(c)     = rel(c) · churn(c)
     rel(c)   = β + (1 − β) · bm25(msg_c, task) / max_{c' ∈ C_E} bm25(msg_c', task)

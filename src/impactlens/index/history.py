@@ -33,7 +33,7 @@ files (it cannot form co-change pairs) and re-mined if the clone is deepened.
 
 Each commit's parent count is stored (``parents``): a root commit — the initial import,
 whose diff lists every file of the project as added — is kept but never forms co-change
-pairs (on click its 30 files made every pair of the original modules look coupled).
+pairs (click's 30-file initial import would pair every original module).
 
 Commits touching more than ``settings.history_max_files_per_commit`` files
 (default 50) are *kept* (``n_files`` holds the true count) but the co-change

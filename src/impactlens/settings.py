@@ -39,11 +39,11 @@ class Settings:
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
     # §3.7 combined confidence: a co-change partner that also directly references the changed
-    # entity (calls, imports, uses, subclasses it) counts s + (1 − s)·this instead of s. Not
-    # a spec number: set on the development repos of the real-history bench (itsdangerous,
-    # markupsafe, pyflakes, flask; 40 cases): 0.5 raised R@3 0.600 → 0.650 and R@5
-    # 0.662 → 0.721 there (bench/README.md); 0 = the spec's plain max()
-    cochange_proximity: float = 0.5
+    # entity (calls, imports, uses, subclasses it) counts s + (1 − s)·this instead of s.
+    # Off (0 = the spec's plain max()): 0.5 raised R@3 0.600 → 0.650 on the development
+    # repos but lowered it 0.525 → 0.463 on attrs and moved click/pluggy by 0.000 on the
+    # held-out evaluation repos (bench/README.md, "Real-history evaluation")
+    cochange_proximity: float = 0.0
 
     # --- §3.5 test map -------------------------------------------------------
     test_edge_weights: MappingProxyType[str, float] = field(

@@ -97,18 +97,19 @@ def test_soft_only_candidate_is_may_impact_from_cochange_min(g):
 
 
 def test_cochange_partner_that_references_the_change_ranks_higher(g):
-    """§3.7 with settings.cochange_proximity: a co-change partner whose file directly
-    references the changed entity (here an import of it, which a signature change does not
-    walk) counts s + (1 − s)·0.5; an equally co-changed file without a reference keeps s."""
+    """§3.7 with settings.cochange_proximity (off by default): a co-change partner whose
+    file directly references the changed entity (here an import of it, which a signature
+    change does not walk) counts s + (1 − s)·0.5; an equally co-changed file keeps s."""
     g.module("app.session")
     g.edge("app.session", SEED, EdgeKind.IMPORT)
     cc = {"app/session.py": 0.3, "app/cache.py": 0.3}
-    got = triage(g, sig_change(), cc)
+    got = triage(g, sig_change(), cc, cochange_proximity=0.5)
     assert got["app.session"] == ("may_impact", 0.65)
     assert got["app.cache"] == ("may_impact", 0.3)
-    assert triage(g, sig_change(), cc, cochange_proximity=0.0)["app.session"][1] == 0.3
-    assert tr.co_change_conf(0.0, True) == 0.0  # no co-change history: nothing to raise
-    assert "references the changed entity" in reasons(g, sig_change(), cc)["app.session"]
+    assert triage(g, sig_change(), cc)["app.session"][1] == 0.3  # default off: plain max()
+    on = DEFAULT.replace(cochange_proximity=0.5)
+    assert tr.co_change_conf(0.0, True, on) == 0.0  # no co-change history: nothing to raise
+    assert tr.co_change_conf(0.3, True) == 0.3
 
 
 def test_tests_are_may_impact_from_test_min(g):

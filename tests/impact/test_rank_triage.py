@@ -123,11 +123,11 @@ def test_tests_are_may_impact_from_test_min(g):
     g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
     g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
     change = AtomicChange(CT.METHOD_SIGNATURE, SEED, "app/auth.py", (1, 1), after_params=NEW_SIG)
-    got = triage(g, change, test_imports_fallback=False)  # the spec's §3.5 set: all ≥ 0.45
+    got = triage(g, change)  # the spec's §3.5 set: all ≥ 0.45
     assert got["tests/test_auth.py::test_login"] == ("may_impact", 1.0)
     assert got["tests/test_misc.py::test_misc"] == ("low_risk", 0.45)  # IMPORTS < TEST_MIN
-    # by default an IMPORTS-only test is a fallback: a test executing the change exists
-    assert "tests/test_misc.py::test_misc" not in triage(g, change)
+    # with the fallback on, an IMPORTS-only test drops out: a test executing the change exists
+    assert "tests/test_misc.py::test_misc" not in triage(g, change, test_imports_fallback=True)
 
 
 def test_lex_uses_the_spec_weights_and_no_embedding(monkeypatch):

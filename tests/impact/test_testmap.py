@@ -68,7 +68,7 @@ def test_imports_path_scores_0_45(g):
     g.test("tests/test_misc.py::test_misc")
     g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
     g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
-    assert confs(g, test_imports_fallback=False)["tests/test_misc.py::test_misc"] == 0.45
+    assert confs(g)["tests/test_misc.py::test_misc"] == 0.45
 
 
 def test_containment_and_inheritance_weights(g):
@@ -101,13 +101,13 @@ def test_below_threshold_is_excluded(g):
 
 def test_imports_only_tests_are_a_fallback(g):
     """An IMPORTS-only test joins only when no test reaches the change over an execution
-    path (settings.test_imports_fallback; the spec's set keeps both)."""
+    path (settings.test_imports_fallback, off by default: the spec set keeps both)."""
     g.module("tests.test_misc", file="tests/test_misc.py")
     g.test("tests/test_misc.py::test_misc")
     g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
     g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
-    assert confs(g) == {"tests/test_auth.py::test_login": 1.0}
-    assert confs(g, test_imports_fallback=False) == {
+    assert confs(g, test_imports_fallback=True) == {"tests/test_auth.py::test_login": 1.0}
+    assert confs(g) == {
         "tests/test_auth.py::test_login": 1.0, "tests/test_misc.py::test_misc": 0.45}
 
 
@@ -120,7 +120,7 @@ def test_imports_only_tests_stand_in_when_nothing_executes_the_change():
     g.test("tests/test_misc.py::test_misc")
     g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
     g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
-    assert confs(g) == {"tests/test_misc.py::test_misc": 0.45}
+    assert confs(g, test_imports_fallback=True) == {"tests/test_misc.py::test_misc": 0.45}
 
 
 def test_unrelated_test_is_not_mapped(g):
@@ -222,11 +222,11 @@ def test_imports_count_only_from_the_sources_not_from_modules_met_on_the_way(g):
     near = _test_module(g, "test_auth_imports", "app.auth")
     g.module("app.auth")
     g.contains("app.auth", SEED)
-    got = confs(g, test_imports_fallback=False)
+    got = confs(g)
     assert got[near] == 0.45
     assert far not in got
     # once home is a walk member (a signature change), its module's importers count
-    got = confs(g, ChangeType.METHOD_SIGNATURE, test_imports_fallback=False)
+    got = confs(g, ChangeType.METHOD_SIGNATURE)
     assert got[far] == 0.45
 
 

@@ -267,11 +267,11 @@ def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, see
 def _selected(change: AtomicChange, hits: dict[str, _Hit],
               settings: Settings) -> list[TestImpact]:
     """The tests at or above ``test_map_min``, best first. With
-    ``settings.test_imports_fallback`` a test reached only by IMPORTS (its module imports
-    the changed module, no call path found) is kept only when no test reaches the change
-    over an execution path (TESTS/CALLS/INHERITS/CONTAINS): importing a module does not
-    run the changed function, and in a tightly coupled package nearly every test module
-    imports the core modules."""
+    ``settings.test_imports_fallback`` (off by default) a test reached only by IMPORTS (its
+    module imports the changed module, no call path found) is kept only when no test
+    reaches the change over an execution path (TESTS/CALLS/INHERITS/CONTAINS): a tighter
+    set, but code run through decorators or metaclasses has no call path, so it misses
+    tests that do break (see ``Settings.test_imports_fallback``)."""
     kept = {t: h for t, h in hits.items() if h.conf >= settings.test_map_min}
     if settings.test_imports_fallback:
         executing = {t: h for t, h in kept.items() if h.relation != "IMPORTS"}

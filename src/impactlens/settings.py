@@ -56,8 +56,8 @@ class Settings:
     # True: IMPORTS-only tests (0.45: the test module imports the changed module, no call
     # path found) join the validation set only when no test reaches the change over an
     # execution path. Off (the spec's §3.5 set keeps every test ≥ TEST_MIN): on the
-    # real-history bench it cut attrs' selection 0.84 → 0.76 but lost breaking tests
-    # (caught 0.867 → 0.718: attrs runs code through class decorators the call graph does
+    # real-history bench it cut attrs' selection 0.85 → 0.76 but lost breaking tests
+    # (caught 0.824 → 0.718: attrs runs code through class decorators the call graph does
     # not see), and §7.2 ranks the regression measure first (bench/README.md)
     test_imports_fallback: bool = False
     # functions holding an un-analyzable site matched to a change only by a method name on

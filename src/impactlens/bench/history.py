@@ -31,7 +31,8 @@ other functions, methods and classes the commit modified or deleted (not added).
 Methods compared on the same cases (files are ranked; ties by path)
 -------------------------------------------------------------------
 * ``stage`` — the full pipeline: MUST-INSPECT then MAY-IMPACT, each by combined
-  confidence (§3.7); the seed file and test files removed.
+  confidence (§3.7; equal confidences in the co-change channel's order, then by name);
+  the seed file and test files removed.
 * ``imports`` — reverse import closure of the seed's module, by hop distance.
 * ``cochange10`` — the co-change channel alone, its top 10 partners.
 * ``callers1`` — files of the seed function's direct callers (most call sites first).

@@ -87,9 +87,21 @@ def test_sweeping_commit_excluded_from_pairs(make_repo, git_commit, tmp_path):
     res = co_change(commits, ["a.py"], cut=FAR_FUTURE)
     got = dict(res.candidates["a.py"])
     assert res.sweeping == 1
-    assert "gen/m0.py" not in got and set(got) == {"b.py", "c.py"}  # b only via the initial
+    assert "gen/m0.py" not in got and set(got) == {"c.py"}  # b only via the root commit
     wide = partners(commits, "a.py", settings=DEFAULT.replace(history_max_files_per_commit=60))
     assert "gen/m0.py" in wide
+
+
+def test_root_commit_forms_no_pairs(make_repo, git_commit, tmp_path):
+    """The initial import lists every file as added: it is kept (with parents = 0) but
+    never pairs its files; the same files changed together later do pair."""
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n", "c.py": "C = 0\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "c.py": "C = 1\n"}, "a with c", date=day(1))
+    commits = history(root, tmp_path)
+    assert [c.parents for c in commits] == [0, 1]
+    res = co_change(commits, ["a.py"], cut=FAR_FUTURE)
+    assert dict(res.candidates["a.py"]) == {"c.py": 0.6666}
+    assert res.commits_used == 1 and "1 root commit(s) excluded" in res.note
 
 
 def test_bm25_weights_relevant_commits(make_repo, git_commit, tmp_path):
@@ -192,7 +204,7 @@ def test_project_index_mines_history_and_co_change_cuts(make_repo, git_commit):
         summary = p.index()
         assert any("history: 3 commits indexed (3 new)" in n for n in summary.notes)
         now, note = p.co_change(["a.py"], task="")
-        assert set(dict(now["a.py"])) == {"b.py", "c.py"} and "3 commits before" in note
+        assert set(dict(now["a.py"])) == {"b.py", "c.py"} and "2 commits before" in note
         cut, _ = p.co_change(["a.py"], as_of="2024-01-05")  # day 4: before "a with c"
         assert set(dict(cut["a.py"])) == {"b.py"}
         git_commit(root, {"b.py": "B = 3\n"}, "b alone", date=day(6))

@@ -36,9 +36,11 @@ def triage(g: Graph, change: AtomicChange, co_change: dict[str, float] | None = 
     return {e.entity: (e.bucket.value, e.conf) for e in out}
 
 
-def reasons(g: Graph, change: AtomicChange) -> dict[str, str]:
+def reasons(g: Graph, change: AtomicChange,
+            co_change: dict[str, float] | None = None) -> dict[str, str]:
     res = walk(g, change.entity, select_relations(change))
-    ranked = rank(g, change.entity, change.after_sig, res, (), {}, module_of=module_of)
+    ranked = rank(g, change.entity, change.after_sig, res, (), co_change or {},
+                  module_of=module_of, exclude_files={change.file})
     return {e.entity: e.reason for e in tr.triage(change, change.entity, res, ranked, graph=g)}
 
 
@@ -94,6 +96,22 @@ def test_soft_only_candidate_is_may_impact_from_cochange_min(g):
     assert got["app.cache"] == ("low_risk", 0.29)
 
 
+def test_cochange_partner_that_references_the_change_ranks_higher(g):
+    """§3.7 with settings.cochange_proximity (off by default): a co-change partner whose
+    file directly references the changed entity (here an import of it, which a signature
+    change does not walk) counts s + (1 − s)·0.5; an equally co-changed file keeps s."""
+    g.module("app.session")
+    g.edge("app.session", SEED, EdgeKind.IMPORT)
+    cc = {"app/session.py": 0.3, "app/cache.py": 0.3}
+    got = triage(g, sig_change(), cc, cochange_proximity=0.5)
+    assert got["app.session"] == ("may_impact", 0.65)
+    assert got["app.cache"] == ("may_impact", 0.3)
+    assert triage(g, sig_change(), cc)["app.session"][1] == 0.3  # default off: plain max()
+    on = DEFAULT.replace(cochange_proximity=0.5)
+    assert tr.co_change_conf(0.0, True, on) == 0.0  # no co-change history: nothing to raise
+    assert tr.co_change_conf(0.3, True) == 0.3
+
+
 def test_tests_are_may_impact_from_test_min(g):
     g.test("tests/test_auth.py::test_login")
     g.tests("tests/test_auth.py::test_login", SEED)
@@ -104,10 +122,12 @@ def test_tests_are_may_impact_from_test_min(g):
     g.test("tests/test_misc.py::test_misc")
     g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
     g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
-    got = triage(g, AtomicChange(CT.METHOD_SIGNATURE, SEED, "app/auth.py", (1, 1),
-                                 after_params=NEW_SIG))
+    change = AtomicChange(CT.METHOD_SIGNATURE, SEED, "app/auth.py", (1, 1), after_params=NEW_SIG)
+    got = triage(g, change)  # the spec's §3.5 set: all ≥ 0.45
     assert got["tests/test_auth.py::test_login"] == ("may_impact", 1.0)
     assert got["tests/test_misc.py::test_misc"] == ("low_risk", 0.45)  # IMPORTS < TEST_MIN
+    # with the fallback on, an IMPORTS-only test drops out: a test executing the change exists
+    assert "tests/test_misc.py::test_misc" not in triage(g, change, test_imports_fallback=True)
 
 
 def test_lex_uses_the_spec_weights_and_no_embedding(monkeypatch):

@@ -99,6 +99,30 @@ def test_below_threshold_is_excluded(g):
     assert got == {"tests/test_auth.py::test_login": 1.0}
 
 
+def test_imports_only_tests_are_a_fallback(g):
+    """An IMPORTS-only test joins only when no test reaches the change over an execution
+    path (settings.test_imports_fallback, off by default: the spec set keeps both)."""
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    assert confs(g, test_imports_fallback=True) == {"tests/test_auth.py::test_login": 1.0}
+    assert confs(g) == {
+        "tests/test_auth.py::test_login": 1.0, "tests/test_misc.py::test_misc": 0.45}
+
+
+def test_imports_only_tests_stand_in_when_nothing_executes_the_change():
+    g = Graph()
+    g.module("app.auth")
+    g.fn(SEED)
+    g.contains("app.auth", SEED)
+    g.module("tests.test_misc", file="tests/test_misc.py")
+    g.test("tests/test_misc.py::test_misc")
+    g.contains("tests.test_misc", "tests/test_misc.py::test_misc")
+    g.edge("tests.test_misc", "app.auth", EdgeKind.IMPORT)
+    assert confs(g, test_imports_fallback=True) == {"tests/test_misc.py::test_misc": 0.45}
+
+
 def test_unrelated_test_is_not_mapped(g):
     g.test("tests/test_other.py::test_other")
     g.tests("tests/test_other.py::test_other", "app.views.page")

@@ -31,7 +31,8 @@ other functions, methods and classes the commit modified or deleted (not added).
 Methods compared on the same cases (files are ranked; ties by path)
 -------------------------------------------------------------------
 * ``stage`` — the full pipeline: MUST-INSPECT then MAY-IMPACT, each by combined
-  confidence (§3.7); the seed file and test files removed.
+  confidence (§3.7; equal confidences in the co-change channel's order, then by name);
+  the seed file and test files removed.
 * ``imports`` — reverse import closure of the seed's module, by hop distance.
 * ``cochange10`` — the co-change channel alone, its top 10 partners.
 * ``callers1`` — files of the seed function's direct callers (most call sites first).
@@ -48,7 +49,7 @@ parent) from each predicted file to the nearest gold file.
 Regression measure (§7.2, ``--run-tests``): the suite runs at the parent and again with
 only the seed applied (``--test-timeout`` seconds each); tests that passed before and
 fail after are the *breaking* tests. Reported: the share of breaking tests inside each
-method's targeted validation set and the selection ratio (selected / all collected
+method's targeted validation set and the selection ratio (selected and collected / all collected
 test functions). Test outcomes are cached per (commit, seed) under ``--cache``.
 """
 
@@ -429,11 +430,19 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 
 def stage_predictions(result: Any, seed_file: str, seed_entity: str,
-                      symbol_ids: set[str]) -> tuple[list[str], list[str], list[str]]:
-    """(ranked files, ranked symbols, validation test ids) of an ImpactResult."""
+                      symbol_ids: set[str], partners: Sequence[tuple[str, float]] = (),
+                      ) -> tuple[list[str], list[str], list[str]]:
+    """(ranked files, ranked symbols, validation test ids) of an ImpactResult.
+    ``partners`` = the seed file's co-change candidates in the channel's order."""
     tri = result.triage
-    entries = [*sorted(tri.must_inspect, key=lambda e: (-e.conf, e.entity)),
-               *sorted(tri.may_impact, key=lambda e: (-e.conf, e.entity))]
+    # equal confidence: the co-change channel's own order (more shared commits, more lines
+    # churned) before the name, so a tie is not decided alphabetically
+    order = {g: i for i, (g, _) in enumerate(partners)}
+
+    def key(e: Any) -> tuple[float, int, str]:
+        return (-e.conf, order.get(e.file, len(order)), e.entity)
+
+    entries = [*sorted(tri.must_inspect, key=key), *sorted(tri.may_impact, key=key)]
     files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
                     and is_source(e.file))
     syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
@@ -498,6 +507,7 @@ class CaseResult:
     note: str = ""
     breaking: list[str] | None = None  # None: tests not run
     all_tests: int = 0
+    suite: list[str] = field(default_factory=list)  # test functions collected at the parent
     dist: dict[str, list[int | None]] = field(default_factory=dict)
 
 
@@ -543,7 +553,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=store.unresolved_sites(), settings=s,
                 )
-                files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids)
+                files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,
+                                                       cc.get(seed.file, ()))
                 methods[name] = MethodRun(files, syms, tests)
             t_stage = (time.perf_counter() - t1) / len(variants)
             # baselines
@@ -586,7 +597,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                         t for t, o in before_outcomes.items()
                         if o == "passed" and after.get(t, "error") in ("failed", "error")
                     )
-                    r.all_tests = len({_base_test(t) for t in before_outcomes})
+                    r.suite = sorted({_base_test(t) for t in before_outcomes})
+                    r.all_tests = len(r.suite)
             results.append(r)
             if progress:
                 progress(r)
@@ -661,6 +673,8 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             ratios: list[float | None] = []
             for r in trows:
                 sel = {_base_test(t) for t in r.methods[m].tests or []}
+                if r.suite:  # a selected id the suite does not collect cannot run
+                    sel &= set(r.suite)
                 brk = {_base_test(t) for t in r.breaking or []}
                 caught += len(brk & sel)
                 total += len(brk)

@@ -15,8 +15,9 @@ under an old name counts for it.
 
 A commit ``c`` is *sweeping* when it touched more than
 ``settings.history_max_files_per_commit`` files (default 50); sweeping commits
-are ignored entirely (neither numerator nor denominator). Every other commit
-carries a weight ::
+are ignored entirely (neither numerator nor denominator), and so are root commits
+(no parent: the initial import lists every file as added, which says nothing about
+coupling). Every other commit carries a weight ::
 
     w(c)     = rel(c) · churn(c)
     rel(c)   = β + (1 − β) · bm25(msg_c, task) / max_{c' ∈ C_E} bm25(msg_c', task)
@@ -186,8 +187,10 @@ def co_change(
                     key=lambda c: (c.author_time, c.sha))
     cap = settings.history_max_files_per_commit
     named = _names_at_cut(before)
-    usable = [(c, names) for c, names in named if names and c.n_files <= cap]
+    # a root commit's diff is the whole initial import: no evidence of coupling
+    usable = [(c, names) for c, names in named if names and c.n_files <= cap and c.parents]
     sweeping = sum(1 for c, names in named if c.n_files > cap)
+    roots = sum(1 for c, names in named if names and c.n_files <= cap and not c.parents)
     targets = set(edited_set)
     relevant = [(i, c, names) for i, (c, names) in enumerate(usable) if targets & names.keys()]
 
@@ -233,7 +236,8 @@ def co_change(
 
     when = datetime.fromtimestamp(cut, UTC).strftime("%Y-%m-%d %H:%M")
     note = (f"co-change: {len(usable)} commits before {when} UTC"
-            f"{f' ({sweeping} sweeping excluded)' if sweeping else ''}, "
+            f"{f' ({sweeping} sweeping excluded)' if sweeping else ''}"
+            f"{f' ({roots} root commit(s) excluded)' if roots else ''}, "
             f"{len(relevant)} touch the edited files; "
             f"{'task-weighted (BM25)' if query else 'no task text: commits weigh equally'}")
     return CoChange(candidates=out, commits_used=len(usable), sweeping=sweeping, cut=cut,

@@ -261,9 +261,23 @@ def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, see
         sources = sources[1:]
     hits = tests_for(graph, sources, settings, seed=seed if include_seed else None,
                      hidden=hidden)
+    return _selected(change, hits, settings)
+
+
+def _selected(change: AtomicChange, hits: dict[str, _Hit],
+              settings: Settings) -> list[TestImpact]:
+    """The tests at or above ``test_map_min``, best first. With
+    ``settings.test_imports_fallback`` (off by default) a test reached only by IMPORTS (its
+    module imports the changed module, no call path found) is kept only when no test
+    reaches the change over an execution path (TESTS/CALLS/INHERITS/CONTAINS): a tighter
+    set, but code run through decorators or metaclasses has no call path, so it misses
+    tests that do break (see ``Settings.test_imports_fallback``)."""
+    kept = {t: h for t, h in hits.items() if h.conf >= settings.test_map_min}
+    if settings.test_imports_fallback:
+        executing = {t: h for t, h in kept.items() if h.relation != "IMPORTS"}
+        kept = executing or kept
     out = [TestImpact(file=change.file, test_id=t, conf=round(h.conf, 4), via=h.via,
-                      relation=h.relation)
-           for t, h in hits.items() if h.conf >= settings.test_map_min]
+                      relation=h.relation) for t, h in kept.items()]
     return sorted(out, key=lambda t: (-t.conf, t.test_id))
 
 
@@ -302,10 +316,7 @@ def added_tests(graph: GraphView, change: AtomicChange, module: str,
             hits = {t: h for t, h in hits.items()
                     if any(e.dst in classes or e.dst.rsplit(".", 1)[0] in classes
                            for e in touched.get(t, ()))}
-    out = [TestImpact(file=change.file, test_id=t, conf=round(h.conf, 4), via=h.via,
-                      relation=h.relation)
-           for t, h in hits.items() if h.conf >= settings.test_map_min]
-    return sorted(out, key=lambda t: (-t.conf, t.test_id))
+    return _selected(change, hits, settings)
 
 
 def _with_subclasses(g: CachedGraph, cls: str) -> set[str]:

@@ -11,9 +11,12 @@ of an escaping body change, a subclass; with no evidence at all, ``lex ≥
 LEX_MIN``) — a co-change-only candidate with ``score ≥ COCHANGE_MIN``, or a test
 with ``confidence ≥ TEST_MIN``. Everything else the walk touched is LOW-RISK.
 
-``conf = max(hard_conf, co_change_score, test_confidence)`` with
+``conf = max(hard_conf, co_change, test_confidence)`` with
 ``hard_conf = lex · 0.5^(distance − 1)`` orders the entries; MUST entries report
-``conf ≥ MUST_MIN``.
+``conf ≥ MUST_MIN``. ``co_change`` is the §3.4 score, raised by
+``settings.cochange_proximity`` for a file that also directly references the changed
+entity (:func:`co_change_conf`) — the issue's "co-change of a file that hard edges also
+reach raises its combined confidence".
 """
 
 from __future__ import annotations
@@ -363,6 +366,24 @@ def bucket_for(*, walked: bool, hard: bool, distance: int, verdict: str, lex: fl
     return (Bucket.MAY if may else Bucket.LOW), conf
 
 
+def dependent_files(graph: GraphView | None, seed: str, settings: Settings) -> frozenset[str]:
+    """Files holding a direct reference to the changed entity (a call, import, use,
+    instantiation, subclass or override of it): its 1-hop structural dependents."""
+    if graph is None or settings.cochange_proximity == 0 or "walk" not in settings.channels:
+        return frozenset()
+    return frozenset(e.file for e in graph.in_edges(seed))
+
+
+def co_change_conf(score: float, dependent: bool, settings: Settings = DEFAULT) -> float:
+    """The co-change evidence of a file as it enters the combined confidence: the channel's
+    score, raised toward 1 when the file is also a direct structural dependent of the
+    changed entity (two independent signals agreeing, ``s + (1 − s)·cochange_proximity``;
+    a file with no co-change history gains nothing)."""
+    if not dependent or score <= 0:
+        return score
+    return round(score + (1.0 - score) * settings.cochange_proximity, 4)
+
+
 def triage(
     change: AtomicChange,
     seed: str,
@@ -387,6 +408,7 @@ def triage(
     if graph is not None and change.change_type is ChangeType.METHOD_SIGNATURE:
         near = cached(graph).nodes(m.entity for m in result.members if m.distance == 1 and (
             {R.OVERRIDES, R.OVERRIDDEN_BY} & set(m.admitting_relations)))
+    dependents = dependent_files(graph, seed, settings)
     out: list[TriageEntry] = []
     for r in ranked:
         m = walked.get(r.entity)
@@ -394,10 +416,10 @@ def triage(
         if m is not None and m.distance == 1:
             verdict, why = perturbation(change, seed, m.admitting_relations, m.edges, edited,
                                         near.get(m.entity))
+        co = co_change_conf(r.co_change_score, r.file in dependents, settings)
         bucket, conf = bucket_for(
             walked=m is not None, hard=r.hard, distance=r.distance, verdict=verdict,
-            lex=r.lex, co_change=r.co_change_score, test_conf=r.test_confidence,
-            settings=settings)
+            lex=r.lex, co_change=co, test_conf=r.test_confidence, settings=settings)
         if m is not None:
             rel = "/".join(x.value for x in m.admitting_relations)
             reason = cause_label(change, r.entity, rel)
@@ -406,7 +428,9 @@ def triage(
             reason = cause_label(change, r.entity, t.relation if t else "TESTS", test=True)
         else:
             reason = cause_label(change, r.entity, "co-change") + (
-                f" (admitted by co-change, score {r.co_change_score}; no structural edge)")
+                f" (admitted by co-change, score {r.co_change_score}; "
+                + ("its file references the changed entity)" if co > r.co_change_score
+                   else "no structural edge)"))
         if why:
             reason += f"; {why}"
         if bucket is Bucket.LOW and m is not None and r.lex < settings.lex_min:

@@ -31,6 +31,10 @@ history is truncated. The boundary commit of a shallow clone has no parent in
 the clone, so its diff would list every file as added: it is recorded with no
 files (it cannot form co-change pairs) and re-mined if the clone is deepened.
 
+Each commit's parent count is stored (``parents``): a root commit — the initial import,
+whose diff lists every file of the project as added — is kept but never forms co-change
+pairs (click's 30-file initial import would pair every original module).
+
 Commits touching more than ``settings.history_max_files_per_commit`` files
 (default 50) are *kept* (``n_files`` holds the true count) but the co-change
 stage (:mod:`impactlens.impact.cochange`) excludes them from co-change pairs:
@@ -86,6 +90,9 @@ class CommitRecord:
     message: str
     n_files: int  # files the commit touched (the sweeping-commit test uses this)
     files: tuple[FileTouch, ...]
+    # parent commits; 0 = a root commit (an initial import: its "diff" lists every file as
+    # added, so it is kept out of co-change pairs) or a shallow clone's boundary
+    parents: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +135,7 @@ def _shallow_boundary(root: Path) -> set[str]:
 
 
 def _parse_log(raw: bytes) -> list[CommitRecord]:
-    """Parse ``git log -z --numstat --format=%x1e%H%x00%at%x00%B%x00`` output."""
+    """Parse ``git log -z --numstat --format=%x1e%H%x00%at%x00%P%x00%B%x00`` output."""
     text = raw.decode("utf-8", "replace")
     chunks: list[str] = []
     for part in text.split("\x1e"):
@@ -139,7 +146,7 @@ def _parse_log(raw: bytes) -> list[CommitRecord]:
             chunks[-1] += "\x1e" + part
     out: list[CommitRecord] = []
     for chunk in chunks:
-        sha, at, rest = chunk.split("\x00", 2)
+        sha, at, parents, rest = chunk.split("\x00", 3)
         message, _, stat = rest.partition("\x00")
         tokens = stat.lstrip("\x00\n").split("\x00")
         files: list[FileTouch] = []
@@ -164,7 +171,8 @@ def _parse_log(raw: bytes) -> list[CommitRecord]:
                 i += 3
         files.sort(key=lambda f: (f.path, f.old_path or ""))
         out.append(CommitRecord(sha=sha, author_time=int(at or 0), message=message.strip(),
-                                n_files=len(files), files=tuple(files)))
+                                n_files=len(files), files=tuple(files),
+                                parents=len(parents.split())))
     return out
 
 
@@ -176,7 +184,7 @@ def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
     args = ["-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
             "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
             "--no-textconv", "--numstat", "-M", "-z",
-            "--format=%x1e%H%x00%at%x00%B%x00"]
+            "--format=%x1e%H%x00%at%x00%P%x00%B%x00"]
     args.append("--diff-merges=first-parent" if first_parent else "--diff-merges=off")
     args.append("--relative" if relative else "--no-relative")
     for i in range(0, len(shas), _BATCH):
@@ -270,7 +278,8 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
         records = mine_commits(root, todo, first_parent=settings.history_first_parent,
                                relative=relative)
         records = [
-            CommitRecord(r.sha, r.author_time, r.message, 0, ()) if r.sha in boundary else r
+            CommitRecord(r.sha, r.author_time, r.message, 0, (), parents=0)
+            if r.sha in boundary else r
             for r in records
         ]
         store.put_commits(records)
@@ -303,8 +312,8 @@ def load_history(store: Store, *, before: int | None = None) -> list[CommitRecor
     for sha, path, old, added, deleted in store.history_files(before=before):
         by_sha.setdefault(sha, []).append(FileTouch(path, old, added, deleted))
     return [
-        CommitRecord(sha, at, msg, n, tuple(by_sha.get(sha, ())))
-        for sha, at, msg, n in store.history_commits(before=before)
+        CommitRecord(sha, at, msg, n, tuple(by_sha.get(sha, ())), parents)
+        for sha, at, msg, n, parents in store.history_commits(before=before)
     ]
 
 

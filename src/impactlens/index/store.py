@@ -28,8 +28,9 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
-# v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads
-SCHEMA_VERSION = 7
+# v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
+# v8: commits.parents (root commits kept out of co-change)
+SCHEMA_VERSION = 8
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -73,7 +74,7 @@ CREATE INDEX file_reads_path ON file_reads(path);
 CREATE INDEX file_reads_file ON file_reads(file);
 CREATE TABLE commits (
     sha TEXT PRIMARY KEY, author_time INTEGER NOT NULL, message TEXT NOT NULL,
-    n_files INTEGER NOT NULL
+    n_files INTEGER NOT NULL, parents INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX commits_time ON commits(author_time);
 CREATE TABLE commit_files (
@@ -730,34 +731,32 @@ class Store:
         self._conn.executemany("DELETE FROM commits WHERE sha=?", rows)
 
     def put_commits(self, commits: Iterable[Any]) -> None:
-        """Insert (or replace) commit records: ``sha, author_time, message, n_files, files``
-        where each file has ``path, old_path, added, deleted``."""
+        """Insert (or replace) commit records: ``sha, author_time, message, n_files, parents,
+        files`` where each file has ``path, old_path, added, deleted``."""
         for c in commits:
             self._conn.execute("DELETE FROM commit_files WHERE sha=?", (c.sha,))
             self._conn.execute(
-                "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files) "
-                "VALUES (?,?,?,?)",
-                (c.sha, int(c.author_time), c.message, int(c.n_files)),
+                "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents) "
+                "VALUES (?,?,?,?,?)",
+                (c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents)),
             )
             self._conn.executemany(
                 "INSERT INTO commit_files(sha, path, old_path, added, deleted) VALUES (?,?,?,?,?)",
                 [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted)) for f in c.files],
             )
 
-    def history_commits(self, *, before: int | None = None) -> list[tuple[str, int, str, int]]:
-        """``(sha, author_time, message, n_files)`` authored strictly before ``before``,
-        oldest first (ties by sha)."""
-        if before is None:
-            rows = self._conn.execute(
-                "SELECT sha, author_time, message, n_files FROM commits ORDER BY author_time, sha"
-            )
-        else:
-            rows = self._conn.execute(
-                "SELECT sha, author_time, message, n_files FROM commits WHERE author_time < ? "
-                "ORDER BY author_time, sha",
-                (int(before),),
-            )
-        return [(r[0], int(r[1]), r[2], int(r[3])) for r in rows]
+    def history_commits(
+        self, *, before: int | None = None
+    ) -> list[tuple[str, int, str, int, int]]:
+        """``(sha, author_time, message, n_files, parents)`` authored strictly before
+        ``before``, oldest first (ties by sha)."""
+        sql = "SELECT sha, author_time, message, n_files, parents FROM commits"
+        args: tuple[Any, ...] = ()
+        if before is not None:
+            sql += " WHERE author_time < ?"
+            args = (int(before),)
+        rows = self._conn.execute(sql + " ORDER BY author_time, sha", args)
+        return [(r[0], int(r[1]), r[2], int(r[3]), int(r[4])) for r in rows]
 
     def history_files(
         self, *, before: int | None = None

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,14 +78,25 @@ def _pick_edit_target(root: Path) -> Path:
 
 
 def incremental(root: Path, runs: int) -> dict[str, Any]:
-    from impactlens.api import Project
 
     target = _pick_edit_target(root)
+    original = target.read_text()
+    times = _timed_reindex(
+        root, target, runs, lambda i: original + f"\n\ndef _bench_added_{i}():\n    return {i}\n")
+    return {"file": str(target.relative_to(root)), "seconds_p50": statistics.median(times),
+            "seconds_runs": [round(t, 3) for t in times]}
+
+
+def _timed_reindex(root: Path, target: Path, runs: int, edit: Callable[[int], str]) -> list[float]:
+    """Wall seconds of each incremental index after writing ``edit(i)`` into ``target``
+    (one file re-parsed each time); the file and the index are restored afterwards."""
+    from impactlens.api import Project
+
     original = target.read_bytes()
     times = []
     try:
         for i in range(runs):
-            target.write_bytes(original + f"\n\ndef _bench_added_{i}():\n    return {i}\n".encode())
+            target.write_text(edit(i))
             t = time.perf_counter()
             s = Project(root).index()
             times.append(time.perf_counter() - t)
@@ -92,8 +104,7 @@ def incremental(root: Path, runs: int) -> dict[str, Any]:
     finally:
         target.write_bytes(original)
         Project(root).index()
-    return {"file": str(target.relative_to(root)), "seconds_p50": statistics.median(times),
-            "seconds_runs": [round(t, 3) for t in times]}
+    return times
 
 
 def _pick_hub(root: Path) -> tuple[Path, int]:
@@ -132,21 +143,10 @@ def _body_edit(text: str, i: int) -> str | None:
 
 def incremental_hub(root: Path, runs: int) -> dict[str, Any]:
     """Re-index after a body-only edit of the module most others depend on."""
-    from impactlens.api import Project
 
     target, dependents = _pick_hub(root)
     original = target.read_text()
-    times = []
-    try:
-        for i in range(runs):
-            target.write_text(_body_edit(original, i) or original)
-            t = time.perf_counter()
-            s = Project(root).index()
-            times.append(time.perf_counter() - t)
-            assert s.parsed == 1, s
-    finally:
-        target.write_text(original)
-        Project(root).index()
+    times = _timed_reindex(root, target, runs, lambda i: _body_edit(original, i) or original)
     return {"file": str(target.relative_to(root)), "dependents": dependents,
             "seconds_p50": statistics.median(times),
             "seconds_runs": [round(t, 3) for t in times]}

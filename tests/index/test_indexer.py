@@ -247,6 +247,63 @@ def test_interrupted_index_leaves_previous_index_intact(make_repo, monkeypatch):
     assert Project(root).index().parsed == 2  # the interrupted work is redone
 
 
+def _journal_mode(root) -> str:
+    con = sqlite3.connect(index_path(root))
+    try:
+        return str(con.execute("PRAGMA journal_mode").fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_first_index_loads_without_wal_and_leaves_wal_on(make_repo, monkeypatch):
+    root = make_repo(BASE)
+    seen = []
+    real = indexer_mod.Indexer._update_history
+
+    def spy(self, store, *args):
+        seen.append(store._conn.execute("PRAGMA journal_mode").fetchone()[0])
+        return real(self, store, *args)
+
+    monkeypatch.setattr(indexer_mod.Indexer, "_update_history", spy)
+    Project(root).index()
+    (root / "src/shop/pricing.py").write_text("def price_of(item):\n    return 0\n")
+    Project(root).index()
+    # the bulk load of a first index goes through a rollback journal; readers get WAL
+    assert seen == ["delete", "wal"]
+    assert _journal_mode(root) == "wal"
+
+
+def test_interrupted_first_index_leaves_nothing_half_written(make_repo, monkeypatch):
+    root = make_repo(BASE)
+
+    def crash(self, store, *args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(indexer_mod.Indexer, "_update_history", crash)
+    with pytest.raises(KeyboardInterrupt):
+        Project(root).index()
+    monkeypatch.undo()
+    assert all(rows == [] for rows in dump(root).values())  # rolled back, not partial
+    assert Project(root).index().full
+    assert Project(root).store.node("shop.cart.Cart") is not None
+
+
+def test_first_index_keeps_wal_when_another_connection_holds_the_file(make_repo):
+    root = make_repo(BASE)
+    (root / ".impactlens").mkdir()
+    from impactlens.index.store import Store
+
+    Store.open(index_path(root), create=True).close()  # an empty index someone reads
+    reader = sqlite3.connect(index_path(root))
+    reader.execute("SELECT COUNT(*) FROM files").fetchone()
+    try:
+        assert Project(root).index().full  # no wait on the reader, no error
+    finally:
+        reader.close()
+    assert _journal_mode(root) == "wal"
+    assert Project(root).store.node("shop.cart.Cart") is not None
+
+
 def test_concurrent_index_fails_cleanly(make_repo):
     root = make_repo(BASE)
     Project(root).index()

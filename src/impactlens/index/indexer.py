@@ -295,14 +295,16 @@ class Indexer:
         with gc_paused(), self._locked():
             store = Store.open(index_path(self.root), create=True)
             try:
-                return self._run(store, full, progress, t0)
+                known = store.file_stats()
+                # a first index has no readers to keep serving: load it without the WAL
+                with store.rollback_journal() if not known else contextlib.nullcontext():
+                    return self._run(store, known, full, progress, t0)
             finally:
                 store.close()
 
-    def _run(self, store: Store, full: bool, progress: ProgressFn | None,
-             t0: float) -> IndexSummary:
+    def _run(self, store: Store, known: dict[str, tuple[str, int, int, str]], full: bool,
+             progress: ProgressFn | None, t0: float) -> IndexSummary:
         notes: list[str] = []
-        known = store.file_stats()
         full = full or not known
         top, head = discover.git_head(self.root)
         paths = discover.list_source_files(self.root, top)

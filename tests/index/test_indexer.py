@@ -443,3 +443,21 @@ def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, ed
     incremental = dump(root)
     Project(root).index(full=True)
     assert dump(root) == incremental
+
+
+def test_reader_during_a_first_index_gets_a_clear_message(make_repo, monkeypatch):
+    from impactlens.index import store as store_mod
+
+    root = make_repo(BASE)
+    (root / ".impactlens").mkdir()
+    store_mod.Store.open(index_path(root), create=True).close()
+    writer = sqlite3.connect(index_path(root), isolation_level=None)
+    writer.execute("PRAGMA journal_mode=DELETE")
+    writer.execute("BEGIN EXCLUSIVE")  # what a first index's bulk load holds
+    monkeypatch.setattr(store_mod, "_BUSY_TIMEOUT_MS", 50)
+    try:
+        with pytest.raises(store_mod.StoreError, match="locked by an `impactlens index`"):
+            store_mod.Store.open(index_path(root))
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

@@ -259,6 +259,11 @@ class Store:
             conn.execute("PRAGMA cache_size=-65536")
             store = cls(path, conn)
             version = store._schema_version()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise StoreError(f"{path}: not a readable impactlens index ({exc})") from exc
+            raise StoreError(f"{path}: the index is locked by an `impactlens index` building "
+                             "it; try again when it finishes") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a readable impactlens index ({exc})") from exc
         if version is None:

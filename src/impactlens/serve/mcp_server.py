@@ -344,11 +344,14 @@ def build_server(root: str | Path) -> Any:
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True, open_world_hint=False)
 
-    @server.tool(
+    def query_tool(name: str, title: str, description: str) -> Any:
+        """A read-only tool with structured output (every tool but `reindex`)."""
+        return server.tool(name=name, title=title, annotations=read_only,
+                           structured_output=True, description=description)
+
+    @query_tool(
         name="analyze_change",
         title="Impact of a proposed change",
-        annotations=read_only,
-        structured_output=True,
         description=(
             "START HERE for any edit. Given a change — the uncommitted working tree "
             "(default: pass nothing), a unified `diff` you are about to apply, or a git `rev` "
@@ -373,11 +376,9 @@ def build_server(root: str | Path) -> Any:
             return _analyze_output(change, result, detail)
         return await backend.call(work)
 
-    @server.tool(
+    @query_tool(
         name="tests_for_change",
         title="Tests to run for a change",
-        annotations=read_only,
-        structured_output=True,
         description=(
             "Only the targeted validation set of a change: the pytest node ids to re-run, "
             "with the confidence and the impacted symbol that selected each. Same change "
@@ -405,11 +406,9 @@ def build_server(root: str | Path) -> Any:
                     "evidence": evidence, "note": note}
         return await backend.call(work)
 
-    @server.tool(
+    @query_tool(
         name="impact",
         title="Blast radius of a symbol",
-        annotations=read_only,
-        structured_output=True,
         description=(
             "Blast radius of one existing symbol, independent of any edit. mode=callgraph "
             "(default): who depends on it (direction=upstream, the default: callers, "
@@ -448,11 +447,9 @@ def build_server(root: str | Path) -> Any:
             return {"mode": mode, "target": dict(_ref(target)), "result": _jsonable(res)}
         return await backend.call(work)
 
-    @server.tool(
+    @query_tool(
         name="context",
         title="Symbol context",
-        annotations=read_only,
-        structured_output=True,
         description=(
             "One symbol's signature, location (file, line range), decorators, direct callers "
             "and callees (with call sites) and the tests that exercise it. Cheaper than "
@@ -466,11 +463,9 @@ def build_server(root: str | Path) -> Any:
                     "callees": res.get("callees", []), "tests": res.get("tests", [])}
         return await backend.call(work)
 
-    @server.tool(
+    @query_tool(
         name="find_symbol",
         title="Find symbols by name",
-        annotations=read_only,
-        structured_output=True,
         description=(
             "Look up definitions (modules, classes, functions, methods, tests, fields) by "
             "name or part of a name; returns ids you can pass as `symbol` to context, impact "
@@ -488,11 +483,9 @@ def build_server(root: str | Path) -> Any:
                 {**_ref(n), "signature": n.signature} for n in nodes]}
         return await backend.call(work)
 
-    @server.tool(
+    @query_tool(
         name="slice",
         title="Statement-level slice",
-        annotations=read_only,
-        structured_output=True,
         description=(
             "Statement-level program slice from the statement at file:line (data and control "
             "dependence, followed across resolved calls up to `depth` function hops). "

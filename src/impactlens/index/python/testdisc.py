@@ -12,6 +12,7 @@ defined in a test module or conftest that it calls invokes (one level).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from impactlens.index.python import pytest_marks as pm
@@ -361,22 +362,30 @@ class TestDiscovery:
                             return (v[1], v[2])
         return None
 
+    def _class_fixtures(self, ck: tuple[str, int] | None
+                        ) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
+        """(module, scope, fixture facts) of each fixture defined in test class ``ck`` or
+        its bases, in MRO order."""
+        if ck is None:
+            return
+        order, _ = self.r.mro(ck)
+        for k in order:
+            kmf = self.r.mod(k[0])
+            if kmf is None:
+                continue
+            ksc = kmf.scopes[k[1]]
+            for bids in ksc.byname.values():
+                for b in bids:
+                    bind = ksc.binds[b]
+                    if bind[4] == B_DEF:
+                        fx = kmf.scopes[bind[1][1]].fixture
+                        if fx is not None:
+                            yield k[0], bind[1][1], fx
+
     def find_fixture(self, name: str, ck: tuple[str, int] | None) -> tuple[str, int] | None:
-        r = self.r
-        if ck is not None:
-            order, _ = r.mro(ck)
-            for k in order:
-                kmf = r.mod(k[0])
-                if kmf is None:
-                    continue
-                ksc = kmf.scopes[k[1]]
-                for _n, bids in ksc.byname.items():
-                    for b in bids:
-                        bind = ksc.binds[b]
-                        if bind[4] == B_DEF:
-                            fx = kmf.scopes[bind[1][1]].fixture
-                            if fx is not None and fx[0] == name:
-                                return (k[0], bind[1][1])
+        for module, sidx, fx in self._class_fixtures(ck):
+            if fx[0] == name:
+                return (module, sidx)
         for mf in (self.f, *self.conftests()):
             got = self._in_module(mf, name)
             if got is not None:
@@ -404,22 +413,7 @@ class TestDiscovery:
         return got
 
     def _autouse_uncached(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
-        r = self.r
-        out: list[tuple[str, int]] = []
-        if ck is not None:
-            order, _ = r.mro(ck)
-            for k in order:
-                kmf = r.mod(k[0])
-                if kmf is None:
-                    continue
-                ksc = kmf.scopes[k[1]]
-                for _n, bids in ksc.byname.items():
-                    for b in bids:
-                        bind = ksc.binds[b]
-                        if bind[4] == B_DEF:
-                            fx = kmf.scopes[bind[1][1]].fixture
-                            if fx is not None and fx[1]:
-                                out.append((k[0], bind[1][1]))
+        out = [(module, sidx) for module, sidx, fx in self._class_fixtures(ck) if fx[1]]
         for mf in (self.f, *self.conftests(), *self.plugin_modules()):
             for _name, sidx in sorted(self.module_fixtures(mf).items()):
                 fx = mf.scopes[sidx].fixture

@@ -339,8 +339,9 @@ class Indexer:
                 to_resolve |= self._readers_of_change(store, p, modules[p], old_facts[p],
                                                       facts)
             to_resolve -= set(deleted)
-            self._resolve(store, sorted(to_resolve), parsed, modules, full, progress)
-            notes.extend(self._update_history(store, top, head))
+            # history mining (mostly waiting on git) runs while resolution workers are busy
+            self._resolve(store, sorted(to_resolve), parsed, modules, full, progress,
+                          meanwhile=lambda: notes.extend(self._update_history(store, top, head)))
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
         failures = tuple(store.failures(changed))
@@ -367,7 +368,10 @@ class Indexer:
         return out
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
-                 modules: dict[str, str], full: bool, progress: ProgressFn | None) -> None:
+                 modules: dict[str, str], full: bool, progress: ProgressFn | None,
+                 meanwhile: Callable[[], None]) -> None:
+        """Re-resolve ``paths``; ``meanwhile`` runs once, while worker processes (if any)
+        resolve, or after resolution when it runs in this process."""
         by_path: dict[str, Any] = {i.record.path: i.facts for i in parsed}
         module_paths: dict[str, str] = {}
         for p in sorted(modules):
@@ -377,7 +381,7 @@ class Indexer:
             # forked workers (they inherit the facts) and bulk-load into index-less tables
             store.drop_secondary_indexes()
             for path, rows, error in self._resolve_parallel(paths, by_path, module_paths,
-                                                             progress):
+                                                             progress, meanwhile):
                 store.put_rows(rows)
                 if error:
                     store.mark_unresolvable(path, error)
@@ -392,9 +396,11 @@ class Indexer:
                 store.mark_unresolvable(path, error) if error else store.mark_resolved(path)
             if progress and (i % 50 == 0 or i + 1 == len(paths)):
                 progress("resolve", i + 1, len(paths))
+        meanwhile()
 
     def _resolve_parallel(self, paths: list[str], by_path: dict[str, Any],
-                          module_paths: dict[str, str], progress: ProgressFn | None
+                          module_paths: dict[str, str], progress: ProgressFn | None,
+                          meanwhile: Callable[[], None]
                           ) -> Iterator[tuple[str, ResolutionRows, str]]:
         global _FORK_STATE
         todo = [p for p in paths if by_path.get(p) is not None]
@@ -405,6 +411,7 @@ class Indexer:
                                             _Lookup(by_path, None, module_paths)))
                 if progress and (i % 50 == 0 or i + 1 == len(todo)):
                     progress("resolve", i + 1, len(todo))
+            meanwhile()
             return
         _FORK_STATE = (by_path, module_paths)
         try:
@@ -412,7 +419,9 @@ class Indexer:
             chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
             done = 0
             with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-                for result in pool.map(_resolve_chunk, chunks):
+                results = pool.map(_resolve_chunk, chunks)  # submits every chunk now
+                meanwhile()
+                for result in results:
                     yield from result
                     done += len(result)
                     if progress:

@@ -409,31 +409,30 @@ def load_baselines(corpus: Path) -> dict[str, Any]:
     return json.loads(p.read_text()) if p.exists() else {}
 
 
+def _band_failures(bands: dict[str, Any], k_runs: list[dict[str, Any]], section: str,
+                   label: str, eps: float) -> list[str]:
+    """One line per (row, column) band whose median F1 over the K runs falls below it."""
+    fails = []
+    for row, cols in bands.items():
+        for col, band in cols.items():
+            if band is None:
+                continue
+            vals = [r[section][row][col]["f1"] for r in k_runs]
+            defined = [v for v in vals if v is not None]
+            med = statistics.median(defined) if defined else None
+            if med is None or med < band - eps:
+                fails.append(f"{label}{row}/{col} F1 {fmt(med)} < band {band}")
+    return fails
+
+
 def gates(report: dict[str, Any], baselines: dict[str, Any], k_runs: list[dict[str, Any]],
           strict_mutation: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     eps = float(baselines.get("epsilon", 0.001))
     bands = baselines.get("f1Bands", {})
-    fails = []
-    for s, modes in bands.items():
-        for m, band in modes.items():
-            if band is None:
-                continue
-            vals = [r["strata"][s][m]["f1"] for r in k_runs]
-            defined = [v for v in vals if v is not None]
-            med = statistics.median(defined) if defined else None
-            if med is None or med < band - eps:
-                fails.append(f"{s}/{m} F1 {fmt(med)} < band {band}")
-    ubands = baselines.get("unifiedF1Bands", {})
-    for row, axes in ubands.items():
-        for axis, band in axes.items():
-            if band is None:
-                continue
-            vals = [r["unified"][row][axis]["f1"] for r in k_runs]
-            defined = [v for v in vals if v is not None]
-            med = statistics.median(defined) if defined else None
-            if med is None or med < band - eps:
-                fails.append(f"unified {row}/{axis} F1 {fmt(med)} < band {band}")
+    fails = (_band_failures(bands, k_runs, "strata", "", eps)
+             + _band_failures(baselines.get("unifiedF1Bands", {}), k_runs, "unified",
+                              "unified ", eps))
     out.append({"name": "Gate 1 F1 bands (one-sided, median of K)", "passed": not fails,
                 "detail": "; ".join(fails) or f"all bands met (K={len(k_runs)}, ε={eps})"})
     want = baselines.get("annotationFingerprint")

@@ -420,15 +420,28 @@ LIB_EDITS = {
                              "        assert 3\n", False),
     "deleted-module": ("src/lib/core.py", None, False),
 }
+# defs inserted or removed ABOVE the ones dependents read: scopes and bindings are
+# renumbered, which must not count as a change of what the dependents read. The star
+# importer lib/__init__.py reads the module's name set, which does change.
+ABOVE_EDITS = {
+    "def-inserted-above": CORE.replace("class Base:", "def fresh():\n    return 0\n\n\n"
+                                                      "class Base:"),
+    "class-removed-above": CORE.replace("class Other:\n    def run(self):\n        return 2"
+                                        "\n\n\n", ""),
+    "binding-inserted-above": "import os\n" + CORE,
+    # (a method added to Base itself would change Base's members: its readers re-resolve)
+    "method-inserted-above": CORE.replace("    def run(self):\n        return 2\n",
+                                          "    def stop(self):\n        return 0\n\n"
+                                          "    def run(self):\n        return 2\n"),
+}
 
 
-@pytest.mark.parametrize("edit", sorted(LIB_EDITS))
-def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, edit):
+def _reindexed_after(make_repo, monkeypatch, path, text):
+    """Index LIB, apply the edit, re-index incrementally: (root, files re-resolved)."""
     from impactlens.index import python as pyindex
 
     root = make_repo(LIB)
     Project(root).index()
-    path, text, only_edited = LIB_EDITS[edit]
     _apply(root, path, text)
     resolved = []
     real = pyindex.resolve_file
@@ -436,6 +449,23 @@ def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, ed
                         lambda facts, lookup: resolved.append(facts.path) or real(facts, lookup))
     Project(root).index()
     monkeypatch.undo()
+    return root, resolved
+
+
+@pytest.mark.parametrize("edit", sorted(ABOVE_EDITS))
+def test_renumbering_above_re_resolves_only_the_name_set_readers(make_repo, monkeypatch, edit):
+    root, resolved = _reindexed_after(make_repo, monkeypatch, "src/lib/core.py",
+                                      ABOVE_EDITS[edit])
+    assert set(resolved) <= {"src/lib/core.py", "src/lib/__init__.py"}
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental
+
+
+@pytest.mark.parametrize("edit", sorted(LIB_EDITS))
+def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, edit):
+    path, text, only_edited = LIB_EDITS[edit]
+    root, resolved = _reindexed_after(make_repo, monkeypatch, path, text)
     if only_edited:
         assert resolved == [path]
     else:

@@ -9,6 +9,13 @@ report must list. Then the changed files are re-extracted from their *before*
 text and every file whose resolution consulted them is re-resolved against
 that, in memory; the overlay answers graph queries for those files and defers to
 the store for everything else. Nothing is written to the index.
+
+Which files: the changed files, and the files that read a part of a changed file's
+facts that differs between the indexed state and the before text (the read keys the
+indexer records, :func:`impactlens.index.indexer.readers_of_change`) — removing one
+function from a module 775 files consult re-resolves its few users, not all 775. An
+added or deleted file, or a before text that does not parse, falls back to every file
+that consulted it.
 """
 
 from __future__ import annotations
@@ -149,7 +156,7 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
         return None
     try:
         from impactlens.index import discover
-        from impactlens.index.indexer import _Lookup
+        from impactlens.index.indexer import _Lookup, readers_of_change
         from impactlens.index.python import extract_file, resolve_file
     except ImportError:  # pragma: no cover - the resolver is not built
         return None
@@ -157,13 +164,14 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
     module_paths = dict(store.module_paths())
     by_path: dict[str, Any] = {}
     added: set[str] = set()
-    keys: set[str] = set()
+    coarse: set[str] = set()  # modules/paths whose every consulting file is re-resolved
+    to_resolve: set[str] = set()
     for f in change.files:
         module = project.module_of(f.path)
-        keys |= {"/" + f.path, module}
         if f.before is None:
             added.add(f.path)
             by_path[f.path] = None
+            coarse |= {"/" + f.path, module}
             if module_paths.get(module) == f.path:
                 del module_paths[module]
             continue
@@ -175,7 +183,13 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
             facts = None
         by_path[f.path] = facts
         module_paths.setdefault(module, f.path)
-    to_resolve = ({f.path for f in change.files} - added) | store.dependents_of_modules(keys)
+        to_resolve.add(f.path)
+        indexed = store.facts(f.path)  # what the other files were resolved against
+        if facts is None or indexed is None or getattr(indexed, "module", None) != module:
+            coarse |= {"/" + f.path, module}
+        else:
+            to_resolve |= readers_of_change(store, f.path, module, indexed, facts)
+    to_resolve |= store.dependents_of_modules(coarse)
     to_resolve -= added
     replaced: dict[str, Any] = {p: None for p in added}
     for path in sorted(to_resolve):

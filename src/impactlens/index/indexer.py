@@ -181,6 +181,22 @@ def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
             for p in paths]
 
 
+def readers_of_change(store: Store, path: str, module: str, old: Any, new: Any) -> set[str]:
+    """Files whose stored resolution may differ once ``path``'s facts go from ``old`` (what
+    they were resolved against) to ``new``: those that consulted ``path`` and read a part
+    of its facts that differs, and those whose resolution failed (retried on any change of
+    what they consulted). Everything else would resolve the same against ``new``."""
+    candidates = store.dependents_of_modules({module, "/" + path})
+    if not candidates:
+        return set()
+    out = candidates & {f for f, _error in store.failures(())}
+    changed = interface.changed_keys(old, new)
+    if changed:
+        out |= {f for f, keys in store.reads_of(path).items()
+                if f in candidates and not keys.isdisjoint(changed)}
+    return out
+
+
 # ------------------------------------------------------------------ indexer
 class Indexer:
     def __init__(self, root: Path, settings: Settings) -> None:
@@ -336,8 +352,7 @@ class Indexer:
             keys |= {stored[p] for p in renamed}
             to_resolve = set(changed) | store.dependents_of_modules(keys)
             for p, facts in edited.items():
-                to_resolve |= self._readers_of_change(store, p, modules[p], old_facts[p],
-                                                      facts)
+                to_resolve |= readers_of_change(store, p, modules[p], old_facts[p], facts)
             to_resolve -= set(deleted)
             # history mining (mostly waiting on git) runs while resolution workers are busy
             self._resolve(store, sorted(to_resolve), parsed, modules, full, progress,
@@ -351,21 +366,6 @@ class Indexer:
             parse_failures=counts["parse_failures"], seconds=time.perf_counter() - t0,
             full=full, failures=failures, notes=tuple(notes),
         )
-
-    @staticmethod
-    def _readers_of_change(store: Store, path: str, module: str, old: Any, new: Any
-                           ) -> set[str]:
-        """Files that consulted ``path`` and read a part of its facts the edit changed, and
-        those whose resolution failed (retried on any change of what they consulted)."""
-        candidates = store.dependents_of_modules({module, "/" + path})
-        if not candidates:
-            return set()
-        out = candidates & {f for f, _error in store.failures(())}
-        changed = interface.changed_keys(old, new)
-        if changed:
-            out |= {f for f, keys in store.reads_of(path).items()
-                    if f in candidates and not keys.isdisjoint(changed)}
-        return out
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
                  modules: dict[str, str], full: bool, progress: ProgressFn | None,

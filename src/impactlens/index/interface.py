@@ -13,22 +13,25 @@ changes only that function's key)::
     N:<name>    module-level name: its bindings (with their indices), reach at the end
                 and container mutations (``byname``/``final``/``binds``/``muts``)
     K:<field>   the key set of ``byname``/``final``/``muts`` (``from m import *``...)
-    S:<i>       scope ``i``: a class (every field but line numbers, see
-                :func:`_lineless`) or a function's header (name, parameters, flags,
-                decorators, annotations). Scopes refer to each other by index only, so
-                reading a nested scope goes through ``scopes[i]`` and is recorded on its
-                own: a method's body edit is not a change of its class
-    B:<i>       function scope ``i``'s body: bindings, call sites, returns, yields...
+    S:<qual>    a scope by its dotted name (``#k`` appended to the k-th repeat of a name):
+                a class (every field but line numbers, see :func:`_lineless`) or a
+                function's header (name, parameters, flags, decorators, annotations).
+                Scopes refer to each other by index only, so reading a nested scope goes
+                through ``scopes[i]`` and is recorded on its own: a method's body edit is
+                not a change of its class
+    B:<qual>    a function scope's body: bindings, call sites, returns, yields...
     A0:<field>  any other field of the module scope (``calls``, ``lreach``, ...)
     A:<field>   a field of the facts record itself (``nodes``, ``imports``, ``stars``...)
     ALL         everything (iterating or counting the scopes)
 
 ``module`` and ``path`` are not keys: they are the file's identity, and a file whose
-module name changes is re-resolved with all its dependents anyway. Scopes and bindings are
-numbered in source order, so a def, class or module-level binding *inserted* above others
-renumbers them and counts as a change of every one below it (a conservative, not a wrong,
-answer); a body-only edit or an addition at the end keeps the numbering. The keys are
-stored (``file_reads``): changing what a key means needs a store SCHEMA_VERSION bump.
+module name changes is re-resolved with all its dependents anyway. Scopes and module-level
+bindings are numbered in source order and refer to each other by number; the digests
+translate those numbers into names (:class:`_Canon`: a scope by its key name, a
+module-level binding by its name and rank among the bindings of that name), so a def,
+class or binding inserted or removed *above* others is not a change of the ones below it
+(the resolver's output is names, never another module's numbers). The keys are stored
+(``file_reads``): changing what a key means needs a store SCHEMA_VERSION bump.
 """
 
 from __future__ import annotations
@@ -138,11 +141,11 @@ class _FunctionScope:
 
     __slots__ = ("_body", "_head", "_reads", "_sc")
 
-    def __init__(self, sc: Any, i: int, reads: set[str]) -> None:
+    def __init__(self, sc: Any, name: str, reads: set[str]) -> None:
         self._sc = sc
         self._reads = reads
-        self._head = "S:" + str(i)
-        self._body = "B:" + str(i)
+        self._head = "S:" + name
+        self._body = "B:" + name
 
     def __getattr__(self, field: str) -> Any:
         self._reads.add(self._body if field in _BODY else self._head)
@@ -150,13 +153,19 @@ class _FunctionScope:
 
 
 class _Scopes:
-    __slots__ = ("_fns", "_reads", "_s0", "_scopes")
+    __slots__ = ("_fns", "_names", "_reads", "_s0", "_scopes")
 
     def __init__(self, facts: Any, reads: set[str]) -> None:
         self._scopes = facts.scopes
         self._reads = reads
         self._s0 = _Scope0(facts.scopes[0], reads)
         self._fns: dict[int, _FunctionScope] = {}
+        self._names: list[str] | None = None
+
+    def _name(self, i: int) -> str:
+        if self._names is None:
+            self._names = scope_names(self._scopes)
+        return self._names[i]
 
     def __getitem__(self, i: int) -> Any:
         if i == 0:
@@ -166,11 +175,11 @@ class _Scopes:
             return self._scopes[i]
         sc = self._scopes[i]
         if sc.kind != FUNCTION:
-            self._reads.add("S:" + str(i))
+            self._reads.add("S:" + self._name(i))
             return sc
         view = self._fns.get(i)
         if view is None:
-            view = self._fns[i] = _FunctionScope(sc, i, self._reads)
+            view = self._fns[i] = _FunctionScope(sc, self._name(i), self._reads)
         return view
 
     def __iter__(self) -> Iterator[Any]:
@@ -233,41 +242,135 @@ def _lineless(field: str, value: Any) -> Any:
     return value
 
 
-def _scope_digest_value(sc: Any, fields: Any = None) -> tuple[Any, ...]:
-    return tuple(_lineless(f, getattr(sc, f)) for f in fields or type(sc).__slots__
-                 if f not in _NO_LINE_SCOPE)
+def scope_names(scopes: Any) -> list[str]:
+    """The key name of each scope: its dotted name, ``#k`` added to the k-th repeat of a
+    name (redefinitions, ``@overload``s, property setters) — stable when scopes above it
+    are added or removed, unlike its index."""
+    seen: dict[str, int] = {}
+    out = []
+    for sc in scopes:
+        k = seen.get(sc.qual, 0)
+        seen[sc.qual] = k + 1
+        out.append(sc.qual if k == 0 else f"{sc.qual}#{k}")
+    return out
+
+
+# expression tags whose item 1 is a scope index (see the encodings in facts.py)
+_SCOPE_TAGS = frozenset({"def", "cls", "sup", "self", "clsp"})
+
+
+# scope fields evaluated in the enclosing scope (decorators, bases, parametrize values)
+_IN_PARENT = frozenset({"bases", "meta", "dval", "param_refs"})
+
+
+class _Canon:
+    """Facts values with scope and module-level binding numbers replaced by names.
+
+    A name read ``("n", name, reach)`` lists the bindings of the scope it is evaluated in
+    that reach it; only the module scope's are renamed (a class or function is digested
+    whole, its own numbering moves only when it changes)."""
+
+    def __init__(self, facts: Any) -> None:
+        self.scopes = scope_names(facts.scopes)
+        sc0 = facts.scopes[0]
+        seen: dict[str, int] = {}
+        self.binds0: list[str] = []  # module-level binding i → "name#rank"
+        for bind in sc0.binds:
+            k = seen.get(bind[0], 0)
+            seen[bind[0]] = k + 1
+            self.binds0.append(f"{bind[0]}#{k}")
+        self.lreach0 = sc0.lreach
+
+    def enc(self, e: Any, where: int) -> Any:
+        """An expression, or any list/tuple/dict of them, evaluated in scope ``where``."""
+        if isinstance(e, list):
+            return [self.enc(x, where) for x in e]
+        if isinstance(e, dict):
+            return {k: self.enc(v, where) for k, v in e.items()}
+        if not isinstance(e, tuple) or not e:
+            return e
+        tag = e[0]
+        if tag in _SCOPE_TAGS and len(e) == 2 and isinstance(e[1], int):
+            return (tag, self.scopes[e[1]])
+        if tag == "an" and len(e) == 4 and isinstance(e[2], int):
+            return (tag, self.enc(e[1], e[2]), self.scopes[e[2]], self.enc(e[3], where))
+        if tag == "n" and len(e) == 3 and where == 0:
+            reach = self.lreach0[e[2]] if isinstance(e[2], int) else e[2]
+            return (tag, e[1], self.bind_names(reach))
+        return tuple(self.enc(x, where) for x in e)
+
+    def bind_names(self, ids: Any) -> Any:
+        return None if ids is None else tuple(self.binds0[i] for i in ids)
+
+    def field(self, sc: Any, own: int, field: str, value: Any) -> Any:
+        """Field ``field`` of scope ``sc`` (index ``own``): line numbers dropped, numbers
+        named."""
+        value = _lineless(field, value)
+        if field in ("parent", "cls", "setter"):
+            return self.scopes[value] if value >= 0 else value
+        if field in _IN_PARENT:
+            return self.enc(value, sc.parent)
+        if field == "muts":  # name -> [(key, enc, scope)]
+            return {k: [(m[0], self.enc(m[1], m[2]), self.scopes[m[2]]) for m in v]
+                    for k, v in value.items()}
+        if field == "inst":  # name -> [(enc, scope)] once lines are dropped
+            return {k: [(self.enc(x[0], x[1]), self.scopes[x[1]]) for x in v]
+                    for k, v in value.items()}
+        if field == "pcalls":  # name -> (nargs, kwnames, star, dstar, scope)
+            return {k: (*v[:4], self.scopes[v[4]]) for k, v in value.items()}
+        if own == 0 and field in ("byname", "final"):
+            return {k: self.bind_names(v) for k, v in value.items()}
+        if own == 0 and field == "lreach":
+            return tuple(self.bind_names(r) for r in value)
+        if own == 0 and field == "binds":  # (name, enc, kind); the position is the rank
+            return [(b[0], self.enc(b[1], 0), b[2]) for b in value]
+        return self.enc(value, own)
+
+    def facts_field(self, field: str, value: Any) -> Any:
+        """Field ``field`` of the facts record: line numbers dropped, numbers named."""
+        value = _lineless(field, value)
+        if field == "nodes":  # (id, kind, qualname, ..., scope index or -1)
+            return [(*n[:-1], self.scopes[n[-1]] if n[-1] >= 0 else -1) for n in value]
+        if field in ("imports", "bad_relative"):  # (scope, ...)
+            return [(self.scopes[x[0]], *x[1:]) for x in value]
+        return self.enc(value, 0)  # all_spec: names and module-level expressions
+
+    def scope(self, i: int, sc: Any, fields: Any = None) -> tuple[Any, ...]:
+        return tuple(self.field(sc, i, f, getattr(sc, f))
+                     for f in fields or type(sc).__slots__ if f not in _NO_LINE_SCOPE)
 
 
 def fingerprint(facts: Any) -> dict[str, str]:
     """Digest of every key (see the module docstring) of one module's facts."""
+    canon = _Canon(facts)
     out: dict[str, str] = {}
     for field in type(facts).__slots__:
         if field not in _OWN:
-            out["A:" + field] = _digest(_lineless(field, getattr(facts, field)))
+            out["A:" + field] = _digest(canon.facts_field(field, getattr(facts, field)))
     scopes = facts.scopes
-    out[ALL] = _digest((list(out.items()), [_scope_digest_value(sc) for sc in scopes]))
+    out[ALL] = _digest((list(out.items()), [canon.scope(i, sc) for i, sc in enumerate(scopes)]))
     sc0 = scopes[0]
     for field in type(sc0).__slots__:
         if field not in _SCOPE0_TRACKED and field not in _NO_LINE_SCOPE:
-            out["A0:" + field] = _digest(_lineless(field, getattr(sc0, field)))
+            out["A0:" + field] = _digest(canon.field(sc0, 0, field, getattr(sc0, field)))
     by_name: dict[str, list[Any]] = {}
-    for i, bind in enumerate(sc0.binds):
-        by_name.setdefault(bind[0], []).append((i, (bind[1], bind[4])))
-    names = {*sc0.byname, *sc0.final, *sc0.muts, *by_name}
-    for name in names:
-        out["N:" + name] = _digest((sc0.byname.get(name), sc0.final.get(name),
-                                    by_name.get(name), sc0.muts.get(name)))
+    for bind in sc0.binds:  # in order: the position in the list is the binding's rank
+        by_name.setdefault(bind[0], []).append((canon.enc(bind[1], 0), bind[4]))
+    muts = canon.field(sc0, 0, "muts", sc0.muts)
+    for name in {*sc0.byname, *sc0.final, *sc0.muts, *by_name}:
+        out["N:" + name] = _digest((canon.bind_names(sc0.byname.get(name)),
+                                    canon.bind_names(sc0.final.get(name)),
+                                    by_name.get(name), muts.get(name)))
     for field in ("byname", "final", "muts"):
         out["K:" + field] = _digest(list(getattr(sc0, field)))
     for i in range(1, len(scopes)):
-        sc = scopes[i]
+        sc, name = scopes[i], canon.scopes[i]
         if sc.kind != FUNCTION:
-            out["S:" + str(i)] = _digest(_scope_digest_value(sc))
+            out["S:" + name] = _digest(canon.scope(i, sc))
             continue
         fields = type(sc).__slots__
-        out["S:" + str(i)] = _digest(_scope_digest_value(sc, [f for f in fields
-                                                              if f not in _BODY]))
-        out["B:" + str(i)] = _digest(_scope_digest_value(sc, [f for f in fields if f in _BODY]))
+        out["S:" + name] = _digest(canon.scope(i, sc, [f for f in fields if f not in _BODY]))
+        out["B:" + name] = _digest(canon.scope(i, sc, [f for f in fields if f in _BODY]))
     return out
 
 

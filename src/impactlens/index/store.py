@@ -30,7 +30,7 @@ from impactlens.model import (
 
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
 # v8: commits.parents (root commits kept out of co-change)
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

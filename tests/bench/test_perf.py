@@ -18,6 +18,13 @@ def test_body_edit_adds_a_statement_to_the_first_function_body():
     assert perf._body_edit("class C:\n    def m(self):\n        pass\n", 0) is None
 
 
+def test_def_inserted_goes_above_the_first_definition():
+    src = "import os\n\n\n@deco\ndef f():\n    return 1\n"
+    got = perf._def_inserted(src, 2)
+    assert got.startswith("import os\n\n\ndef _bench_inserted_2():\n    return 2\n\n\n@deco")
+    ast.parse(got)
+
+
 def test_hub_edit_reindexes_one_file(make_repo):
     root = make_repo({
         "pkg/__init__.py": "",
@@ -28,5 +35,6 @@ def test_hub_edit_reindexes_one_file(make_repo):
     Project(root).index()
     got = perf.incremental_hub(root, 2)
     assert got["file"] == "pkg/core.py" and got["dependents"] == 2
+    assert len(got["insert_seconds_runs"]) == 2
     assert (root / "pkg/core.py").read_text() == "def helper(x):\n    return x\n"  # restored
     assert perf.freshness(root, 2)["seconds_p50"] >= 0

@@ -141,15 +141,29 @@ def _body_edit(text: str, i: int) -> str | None:
     return None
 
 
+def _def_inserted(text: str, i: int) -> str:
+    """``text`` with a new function inserted above its first top-level def or class (every
+    definition below it is renumbered in the facts)."""
+    lines = text.splitlines(keepends=True)
+    at = next((n for n, line in enumerate(lines) if line.startswith(("def ", "class ", "@"))),
+              len(lines))
+    lines.insert(at, f"def _bench_inserted_{i}():\n    return {i}\n\n\n")
+    return "".join(lines)
+
+
 def incremental_hub(root: Path, runs: int) -> dict[str, Any]:
-    """Re-index after a body-only edit of the module most others depend on."""
+    """Re-index after a body-only edit of the module most others depend on, and after a
+    new function inserted above its definitions."""
 
     target, dependents = _pick_hub(root)
     original = target.read_text()
     times = _timed_reindex(root, target, runs, lambda i: _body_edit(original, i) or original)
+    inserts = _timed_reindex(root, target, runs, lambda i: _def_inserted(original, i))
     return {"file": str(target.relative_to(root)), "dependents": dependents,
             "seconds_p50": statistics.median(times),
-            "seconds_runs": [round(t, 3) for t in times]}
+            "seconds_runs": [round(t, 3) for t in times],
+            "insert_seconds_p50": statistics.median(inserts),
+            "insert_seconds_runs": [round(t, 3) for t in inserts]}
 
 
 def freshness(root: Path, runs: int) -> dict[str, Any]:
@@ -294,7 +308,8 @@ def _print(r: dict[str, Any]) -> None:
     print(f"incremental  p50 {i['seconds_p50'] * 1000:.0f} ms after editing {i['file']}")
     h = r["incremental_hub"]
     print(f"incremental  p50 {h['seconds_p50'] * 1000:.0f} ms after a body-only edit of "
-          f"{h['file']} ({h['dependents']} files consulted it)")
+          f"{h['file']} ({h['dependents']} files consulted it); p50 "
+          f"{h['insert_seconds_p50'] * 1000:.0f} ms after a def inserted above its others")
     print(f"freshness    p50 {r['is_stale']['seconds_p50'] * 1000:.0f} ms (is_stale, nothing "
           f"changed)")
     print(f"impact       p50 {m['ms_p50']:.1f} ms, p95 {m['ms_p95']:.1f} ms over {m['n']} symbols")

@@ -269,6 +269,7 @@ def test_an_added_module_level_statement_runs_in_every_test_importing_the_module
     g = Graph()
     g.module("app.places", file="app/places.py")
     g.fn("app.places.load", file="app/places.py")
+    g.contains("app.places", "app.places.load")  # the index links each top-level def
     user = _test_module(g, "test_places", "app.places.load")  # from app.places import load
     other = _test_module(g, "test_other", "app.other.thing")
     before = "def load():\n    return 1\n"
@@ -299,3 +300,44 @@ def test_an_added_override_runs_in_the_tests_that_reach_the_base_on_its_class():
     fresh = run_pipeline(g, [FileChange("app/b.py", before, before + "\n\ndef f():\n    pass\n")],
                          module_of=module_of)
     assert fresh.validate == ()
+
+
+def _import_time_graph() -> Graph:
+    """app.models' top level calls the change (a class decorator applied at import);
+    app/__init__ imports app.models; test_pkg imports the package and calls nothing;
+    test_lazy imports app.models only inside its test function."""
+    g = Graph()
+    g.module("app.auth")
+    g.fn(SEED)
+    g.contains("app.auth", SEED)
+    g.fn("app.auth.register")
+    g.call("app.auth.register", SEED)
+    g.module("app.models")
+    g.call("app.models", "app.auth.register")  # @register at module level
+    g.module("app", file="app/__init__.py")
+    g.edge("app", "app.models", EdgeKind.IMPORT)
+    for name in ("test_pkg", "test_lazy", "test_other"):
+        g.module(f"tests.{name}", file=f"tests/{name}.py")
+        g.test(f"tests/{name}.py::test_it")
+        g.contains(f"tests.{name}", f"tests/{name}.py::test_it")
+    g.edge("tests.test_pkg", "app", EdgeKind.IMPORT)
+    g.edge("tests/test_lazy.py::test_it", "app.models", EdgeKind.IMPORT)
+    g.edge("tests.test_other", "app.views", EdgeKind.IMPORT)
+    return g
+
+
+def test_tests_importing_a_module_whose_top_level_runs_the_change_are_affected():
+    got = confs(_import_time_graph())
+    # through the package's import of app.models: importing runs the decorator
+    assert got["tests/test_pkg.py::test_it"] == 0.45
+    assert got["tests/test_lazy.py::test_it"] == 0.45  # the import statement runs in the test
+    assert "tests/test_other.py::test_it" not in got
+
+
+def test_a_module_merely_containing_a_caller_makes_no_importer_affected():
+    g = _import_time_graph()
+    g.edges = [e for e in g.edges if not (e.src == "app.models" and e.kind is EdgeKind.CALL)]
+    g.fn("app.models.setup")
+    g.contains("app.models", "app.models.setup")
+    g.call("app.models.setup", "app.auth.register")  # runs only when setup() is called
+    assert "tests/test_pkg.py::test_it" not in confs(g)

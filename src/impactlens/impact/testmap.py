@@ -15,7 +15,11 @@ container, and — from the changed entity itself — to the base method it over
 classes: the base's users do not run the subclass. ``IMPORTS`` is a terminal step
 taken from the sources only: a test module that imports a source or a source's
 module counts; a module reached on the way (a caller's module, a base class's
-module, a package) does not make every test importing it affected.
+module, a package) does not make every test importing it affected — unless the module's
+own top-level code calls toward the change (a module-level call, a class decorator applied
+at import): importing it then *runs* the change, so the tests importing that module,
+directly or through other modules' top-level imports, are affected at the ``IMPORTS``
+weight (:func:`_import_time_tests`).
 """
 
 from __future__ import annotations
@@ -190,12 +194,18 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     max_hops = settings.max_depth
     nxt: list[tuple[str, float, int, str, str]] = []
 
+    import_time: dict[str, tuple[float, str]] = {}  # module → (conf, via) of its top level
+
     def go(y: str, kind: str, conf: float, hops: int, via: str, label: str) -> None:
         c = min(conf, w[kind])
         lab = kind if w[kind] < conf or not label else label
         if memo.is_test(y):
             hit(y, c, via, lab)
             return
+        if kind == "CALLS" and memo.is_module(y):  # its top-level code runs the change
+            old_it = import_time.get(y)
+            if old_it is None or (-c, rank[via]) < (-old_it[0], rank[old_it[1]]):
+                import_time[y] = (c, via)
         old = state.get(y)
         if old is None and len(state) >= _MAX_STATES:
             return
@@ -246,7 +256,46 @@ def tests_for(graph: GraphView, sources: Iterable[str],
                 for e in g.out_edges(x, _OVERRIDE):
                     go(e.dst, "INHERITS", *at)
         frontier = sorted(nxt, key=lambda t: (t[0], -t[1], t[2], rank[t[3]], t[4]))
+    for test, (conf, via) in _import_time_tests(memo, import_time).items():
+        hit(test, min(conf, w["IMPORTS"]), via, "IMPORTS")
     return best
+
+
+def _importers(memo: _Memo, modules: Sequence[str]) -> dict[str, list[str]]:
+    """module → what imports it or a name defined at its top level (what it contains)."""
+    g = memo.graph
+    kids = g.out_edges_many(modules, _CONTAINS)
+    ids = {m: [m, *(e.dst for e in kids.get(m, ()) if "::" not in e.dst)] for m in modules}
+    edges = g.in_edges_many([i for m in modules for i in ids[m]], _IMPORT)
+    out = {m: sorted({e.src for i in ids[m] for e in edges.get(i, ())}) for m in modules}
+    g.nodes(i for srcs in out.values() for i in srcs)
+    memo.prefetch_tests_under(i for srcs in out.values() for i in srcs if memo.is_module(i))
+    return out
+
+
+def _import_time_tests(memo: _Memo, modules: dict[str, tuple[float, str]]
+                       ) -> dict[str, tuple[float, str]]:
+    """Tests that import (directly or through other modules' top-level imports) a module
+    whose top-level code reaches the change, with the (confidence, via) of that module.
+    Imports inside functions are not followed: they run when the function does. One
+    breadth-first search from all the modules, strongest first."""
+    out: dict[str, tuple[float, str]] = {}
+    level = sorted(modules, key=lambda m: (-modules[m][0], m))
+    origin = dict(modules)
+    while level and len(origin) < _MAX_STATES:
+        importers = _importers(memo, level)
+        nxt: list[str] = []
+        for m in level:
+            for i in importers[m]:
+                tests = [i] if memo.is_test(i) else (
+                    memo.tests_under(i) if memo.is_module(i) else [])
+                for t in tests:
+                    out.setdefault(t, origin[m])
+                if memo.is_module(i) and i not in origin:
+                    origin[i] = origin[m]
+                    nxt.append(i)
+        level = nxt
+    return out
 
 
 def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, seed: str,
@@ -295,13 +344,7 @@ def added_tests(graph: GraphView, change: AtomicChange, module: str,
     parent, _, leaf = change.entity.rpartition(".")
     hits: dict[str, _Hit] = {}
     if change.kind in ("import", "field") and parent == module and module:
-        mod = g.node(module)
-        ids = [module, *([n.id for n in g.nodes_in_file(mod.file) if "::" not in n.id]
-                         if mod is not None else [])]
-        importers = sorted({e.src for es in g.in_edges_many(ids, _IMPORT).values()
-                            for e in es})
-        g.nodes(importers)
-        memo.prefetch_tests_under(i for i in importers if memo.is_module(i))
+        importers = _importers(memo, [module])[module]
         for i in importers:
             for t in [i] if memo.is_test(i) else memo.tests_under(i) if memo.is_module(i) else []:
                 hits.setdefault(t, _Hit(w["IMPORTS"], module, "IMPORTS"))

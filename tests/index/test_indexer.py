@@ -491,3 +491,36 @@ def test_reader_during_a_first_index_gets_a_clear_message(make_repo, monkeypatch
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+RECV = {
+    "src/base.py": ("class Param:\n    def __init__(self, decls):\n"
+                    "        self.names = self._parse(decls)\n\n"
+                    "    def _parse(self, decls):\n        return decls\n"),
+    "src/mid.py": ("from base import Param\n\n\nclass Mid(Param):\n"
+                   "    def _parse(self, decls):\n        return self._norm(decls)\n\n"
+                   "    def _norm(self, decls):\n        return decls\n"),
+    "src/opt.py": ("from mid import Mid\n\n\nclass Option(Mid):\n"
+                   "    def _norm(self, decls):\n        return list(decls)\n"),
+    "src/use.py": "from opt import Option\n\n\ndef make():\n    return Option(['-x'])\n",
+}
+
+
+def test_inherited_code_evaluated_for_a_receiver_records_this_file_s_lines(make_repo):
+    """use.py knows the receiver (Option) of the inherited methods, so it records what they
+    reach for an Option (Param.__init__ -> Mid._parse -> Option._norm) — at its own line,
+    also for the context found inside base.py's code: base.py's lines can move without
+    use.py being re-resolved (found by `bench replay` on click)."""
+    root = make_repo(RECV)
+    Project(root).index()
+    con = sqlite3.connect(index_path(root))
+    rows = con.execute("SELECT src, dst, line FROM edges WHERE file='src/use.py' AND "
+                       "detail LIKE '%recv%'").fetchall()
+    con.close()
+    assert sorted(rows) == [("base.Param.__init__", "mid.Mid._parse", 5),
+                            ("mid.Mid._parse", "opt.Option._norm", 5)]
+    _apply(root, "src/base.py", "# moved down\n\n" + RECV["src/base.py"])
+    Project(root).index()
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental

@@ -221,6 +221,9 @@ class _Resolver:
         self._wrap: dict[tuple[str, int], tuple[Items, bool]] = {}
         self._seen_ctx: set[tuple[str, int, Any]] = set()
         self._ctx_todo: list[tuple[str, int, Any, int]] = []
+        # while another file's code is evaluated for a receiver: the line of this file's
+        # call that made the receiver known (what that code's seeds are recorded at)
+        self._ctx_at: int | None = None
         self._ctxn: dict[tuple[Any, Any], set[str]] = {}
         self._selfsites: dict[tuple[str, int], tuple[list[Any], list[Any], set[str]]] = {}
         self.depth = 0
@@ -1440,7 +1443,7 @@ class _Sites(_Resolver):
                 sink.edges.append((src, self.scope_id(it[1], it[2]), K_CALL, line,
                                    R_INFERRED if inf else R_EXACT, detail, tk))
                 if it[3]:
-                    self._seed(tk, it[4], line)
+                    self._seed(tk, it[4], self._own_line(mf, line))
                 if fargs:
                     self._passed_functions(mf, sidx, [(K_CALL, bool(it[3]), tk)], fargs, src,
                                            line, sink, recv)
@@ -1474,7 +1477,7 @@ class _Sites(_Resolver):
                 fid = self.scope_id(it[1], it[2])
                 pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
                 if it[3]:
-                    self._seed((it[1], it[2]), it[4], line)
+                    self._seed((it[1], it[2]), it[4], self._own_line(mf, line))
                 if fid not in primaries:
                     primaries.append(fid)
             elif t == "C":
@@ -1485,7 +1488,7 @@ class _Sites(_Resolver):
                 for cid_, tk_ in self.constructors((it[1], it[2])):
                     pending.append((cid_, K_CALL, True, tk_))
                     if type(tk_) is tuple and type(tk_[1]) is int:
-                        self._seed(tk_, (it[1], it[2]), line)
+                        self._seed(tk_, (it[1], it[2]), self._own_line(mf, line))
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
@@ -1902,12 +1905,19 @@ class _Sites(_Resolver):
         return out
 
     # ------------------------------------------------ receiver-class contexts
-    def _seed(self, tk: tuple[str, int], recv: Any, line: int) -> None:
+    def _own_line(self, mf: PyFileFacts, line: int) -> int | None:
+        """The line of this file a receiver context found at ``line`` of ``mf`` is recorded
+        at: ``line`` itself in this file; inside another file's code, the line of this
+        file's call that led there, or None when there is none (another module's lines
+        never enter this file's output: see index/interface.py)."""
+        return line if mf.path == self.facts.path else self._ctx_at
+
+    def _seed(self, tk: tuple[str, int], recv: Any, line: int | None) -> None:
         """A call (at ``line`` of this file) of method ``tk`` on an instance (or subclass)
         ``recv`` whose MRO may dispatch ``tk``'s ``self.x``/``super().x``/``cls()`` sites
         differently than the method's own class does: evaluated again under ``recv``
         (:meth:`_contexts`)."""
-        if recv is None:
+        if recv is None or line is None:
             return
         key = (tk[0], tk[1], recv)
         if key in self._seen_ctx:
@@ -1933,9 +1943,16 @@ class _Sites(_Resolver):
         the methods those sites reach under the same receiver. Like a passed callback's
         edge, such an edge is recorded at the call in this file that made ``R`` known
         (its line), since only that site knows the receiver."""
+        try:
+            self._contexts_loop(raw)
+        finally:
+            self._ctx_at = None
+
+    def _contexts_loop(self, raw: list[RawEdge]) -> None:
         done = 0
         while self._ctx_todo and done < _MAX_CONTEXTS:
             mod, m, rk, at = self._ctx_todo.pop()
+            self._ctx_at = at
             done += 1
             amf = self.mod(mod)
             if amf is None or amf.scopes[m].cls < 0:

@@ -246,12 +246,15 @@ def scope_names(scopes: Any) -> list[str]:
     """The key name of each scope: its dotted name, ``#k`` added to the k-th repeat of a
     name (redefinitions, ``@overload``s, property setters) — stable when scopes above it
     are added or removed, unlike its index."""
+    quals = [sc.qual for sc in scopes]
+    if len(set(quals)) == len(quals):  # the common case, and the hot path of a full index
+        return quals
     seen: dict[str, int] = {}
     out = []
-    for sc in scopes:
-        k = seen.get(sc.qual, 0)
-        seen[sc.qual] = k + 1
-        out.append(sc.qual if k == 0 else f"{sc.qual}#{k}")
+    for q in quals:
+        k = seen.get(q, 0)
+        seen[q] = k + 1
+        out.append(q if k == 0 else f"{q}#{k}")
     return out
 
 

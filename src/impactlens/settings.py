@@ -39,8 +39,11 @@ class Settings:
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
     # a commit that touched one of the edited definitions (its hunks, as mined) weighs this
-    # many times as much in the edited file's co-change (1 = file-level co-change only)
-    cochange_symbol_weight: float = 4.0
+    # many times as much in the edited file's co-change (1 = file-level co-change only).
+    # 2 chosen on the development repos (itsdangerous, markupsafe, pyflakes, flask; 73
+    # cases): R@3 0.733 → 0.751, P@3 0.569 → 0.559 against σ = 1; 4 and 8 were worse
+    # (bench/README.md, "Real-history evaluation")
+    cochange_symbol_weight: float = 2.0
     # §3.7 combined confidence: a co-change partner that also directly references the changed
     # entity (calls, imports, uses, subclasses it) counts s + (1 − s)·this instead of s.
     # Off (0 = the spec's plain max()): 0.5 raised R@3 0.600 → 0.650 on the development

@@ -17,6 +17,15 @@ Which commits (``settings.history_first_parent``):
   counts like a squash commit), because skipping merges on the first-parent
   chain would drop every merged branch.
 
+Touched definitions: a second pass per batch (``git log -p -U0 -M -- '*.py'``, with a diff
+driver whose hunk header is the nearest ``def``/``class`` line above the hunk, indentation
+kept) records per (commit, file) the names of the functions and classes the hunks touched —
+each changed line's innermost enclosing definition by indentation below that header;
+module-level code and a class attribute between two methods name none (which class, a
+``-U0`` hunk cannot tell) — and the definitions renamed (one ``def`` line replaced by one
+of the same depth and text but the name). Names are leaf names (``meth``, not
+``Cls.meth``). On click's 2,146 commits the pass adds about a second to a cold mining.
+
 Incremental: the set of reachable commits is listed (``rev-list``, cheap) and
 compared with the stored set — only new commits are mined, commits no longer
 reachable (a rebase, a reset, a checkout of an older revision) are dropped, so

@@ -224,3 +224,12 @@ def test_touched_definitions_mined_incrementally(make_repo, git_commit, tmp_path
     assert summary.new == 1
     assert _touched(commits, "first") == {"m.py": (("alpha",), ())}  # read back from the store
     assert _touched(commits, "second") == {"m.py": (("beta",), ())}
+
+
+def test_touched_definitions_in_odd_paths(make_repo, git_commit, tmp_path):
+    odd = "dir with space/ünï.py"
+    root = make_repo({odd: "def f():\n    return 1\n", 'q"uote.py': "def g():\n    return 1\n"})
+    git_commit(root, {odd: "def f():\n    return 2\n", 'q"uote.py': "def g():\n    return 2\n"},
+               "odd paths")
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    assert _touched(commits, "odd paths") == {odd: (("f",), ()), 'q"uote.py': (("g",), ())}

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -144,12 +144,14 @@ class Project:
         return list(self.analyze(change, **opts).validate)
 
     def co_change(
-        self, edited_files: Iterable[str], task: str = "", as_of: object = None
+        self, edited_files: Iterable[str], task: str = "", as_of: object = None,
+        symbols: Mapping[str, Iterable[str]] | None = None,
     ) -> tuple[dict[str, list[tuple[str, float]]], str]:
         """§3.4 co-change partners of each edited file from commits authored strictly before
         ``as_of`` (``None`` = now; epoch, ``datetime`` or ISO date), weighted by the BM25
-        relevance of each commit message to ``task``. Returns ``({file: [(partner, score)]},
-        note)``; the note says when the channel is empty and why."""
+        relevance of each commit message to ``task`` and, when ``symbols`` names the edited
+        definitions per file, by whether a commit touched them. Returns ``({file: [(partner,
+        score)]}, note)``; the note says when the channel is empty and why."""
         from impactlens.impact.cochange import co_change, cut_time
         from impactlens.index.history import history_state, load_history
 
@@ -159,6 +161,7 @@ class Project:
         result = co_change(
             load_history(store, before=cut), edited_files, task=task, cut=cut,
             settings=self.settings, exists=lambda p: store.file_record(p) is not None,
+            symbols=symbols,
         )
         if not state:
             state = "history: not mined yet (run `impactlens index`); co-change channel empty"

@@ -38,6 +38,13 @@ class Settings:
     history_max_commits: int = 100_000  # newest commits mined (0 = all)
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
+    # a commit that touched one of the edited definitions (its hunks, as mined) weighs this
+    # many times as much in the edited file's co-change. 1 = file-level co-change only, and
+    # then the touched definitions are not mined at all. Off: 2 was chosen on the
+    # development repos (itsdangerous, markupsafe, pyflakes, flask; 73 cases: R@3 0.733 →
+    # 0.751, P@3 0.569 → 0.559; 4 and 8 worse) but lowered R@3 and P@3 on click, attrs and
+    # pluggy (bench/README.md, "Real-history evaluation")
+    cochange_symbol_weight: float = 1.0
     # §3.7 combined confidence: a co-change partner that also directly references the changed
     # entity (calls, imports, uses, subclasses it) counts s + (1 − s)·this instead of s.
     # Off (0 = the spec's plain max()): 0.5 raised R@3 0.600 → 0.650 on the development

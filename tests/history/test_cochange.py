@@ -17,7 +17,7 @@ from .conftest import day, epoch
 FAR_FUTURE = epoch(10_000)
 
 
-def history(root: Path, tmp_path: Path, settings=DEFAULT):
+def history(root: Path, tmp_path: Path, settings=DEFAULT.replace(cochange_symbol_weight=2.0)):
     store = Store.open(tmp_path / f"{root.name}.db", create=True)
     try:
         with store.transaction():
@@ -239,3 +239,70 @@ def test_test_partners_normalised_apart_from_code_partners(make_repo, git_commit
     got = partners(history(root, tmp_path), "a.py")
     # b is a's strongest *code* partner: 1 / (1 + κ), not 1 / (3 + κ) behind the test file
     assert got == {"tests/test_a.py": 0.8571, "b.py": 0.6666}
+
+
+# ------------------------------------------------------------ symbol level
+def _funcs(f: int, g: int, name: str = "f") -> str:
+    return f"def {name}():\n    return {f}\n\n\ndef g():\n    return {g}\n"
+
+
+@pytest.fixture
+def per_function(make_repo, git_commit):
+    """a.f changed once with b; a.g changed twice with c."""
+    root = make_repo({"a.py": _funcs(0, 0)}, date=day(0))
+    git_commit(root, {"a.py": _funcs(1, 0), "b.py": "B = 1\n"}, "f with b", date=day(1))
+    git_commit(root, {"a.py": _funcs(1, 1), "c.py": "C = 1\n"}, "g with c", date=day(2))
+    git_commit(root, {"a.py": _funcs(1, 2), "c.py": "C = 2\n"}, "g with c again", date=day(3))
+    return root
+
+
+def sym_partners(commits, symbols, *, cut=FAR_FUTURE, settings=DEFAULT):
+    res = co_change(commits, ["a.py"], cut=cut, settings=settings, symbols=symbols)
+    return dict(res.candidates["a.py"]), res.note
+
+
+def test_commits_touching_the_edited_definition_weigh_more(per_function, tmp_path):
+    commits = history(per_function, tmp_path)
+    s4 = DEFAULT.replace(cochange_symbol_weight=4.0)
+    assert sym_partners(commits, None)[0] == {"c.py": 0.8, "b.py": 0.4}  # file level
+    got, note = sym_partners(commits, {"a.py": {"f"}}, settings=s4)
+    assert got == {"b.py": 0.8888, "c.py": 0.4444}  # 4 / (4 + κ), 2 / (4 + κ)
+    assert "(1 the edited definitions)" in note
+    got, _ = sym_partners(commits, {"a.py": {"g"}}, settings=s4)
+    assert got == {"c.py": 0.9411, "b.py": 0.1176}  # 8 / (8 + κ), 1 / (8 + κ)
+    same = DEFAULT.replace(cochange_symbol_weight=1.0)
+    assert sym_partners(commits, {"a.py": {"f"}}, settings=same)[0] == {"c.py": 0.8, "b.py": 0.4}
+
+
+def test_symbol_level_path_keeps_the_cut(per_function, git_commit, tmp_path):
+    git_commit(per_function, {"a.py": _funcs(9, 2), "late.py": "L = 1\n"}, "f with late",
+               date=day(10))
+    commits = history(per_function, tmp_path)
+    s4 = DEFAULT.replace(cochange_symbol_weight=4.0)
+    assert "late.py" in sym_partners(commits, {"a.py": {"f"}}, settings=s4)[0]
+    for cut in (epoch(10), epoch(9)):  # a commit at the cut or after it never counts
+        got, _ = sym_partners(commits, {"a.py": {"f"}}, cut=cut, settings=s4)
+        assert got == {"b.py": 0.8888, "c.py": 0.4444}
+
+
+def test_renamed_definition_keeps_its_history(per_function, git_commit, tmp_path):
+    git_commit(per_function, {"a.py": _funcs(1, 2, name="h")}, "rename f to h", date=day(4))
+    commits = history(per_function, tmp_path)
+    got, _ = sym_partners(commits, {"a.py": {"h"}},
+                          settings=DEFAULT.replace(cochange_symbol_weight=4.0))
+    assert got == {"b.py": 0.8888, "c.py": 0.4444}  # "f with b" touched h under its old name
+
+
+def test_edited_symbols_and_project_path(per_function):
+    from impactlens.api import Project
+    from impactlens.impact.cochange import edited_symbols
+    from impactlens.model import FileChange
+
+    change = [FileChange("a.py", _funcs(1, 2), _funcs(5, 2))]
+    assert edited_symbols(change, lambda p: p[:-3]) == {"a.py": {"f"}}
+    with Project(per_function, DEFAULT.replace(cochange_symbol_weight=4.0)) as p:
+        p.index()
+        got, note = p.co_change(["a.py"], symbols=edited_symbols(change, p.module_of))
+        assert got["a.py"][0] == ("b.py", 0.8888) and "the edited definitions" in note
+        result = p.analyze_before_after("a.py", _funcs(1, 2), _funcs(5, 2))
+        assert dict(result.co_change)["a.py"][0] == ("b.py", 0.8888)

@@ -14,7 +14,10 @@ from impactlens.settings import DEFAULT
 from .conftest import day
 
 
-def mine(root: Path, db: Path, settings=DEFAULT):
+SYMBOLS = DEFAULT.replace(cochange_symbol_weight=2.0)  # the touched-definitions pass on
+
+
+def mine(root: Path, db: Path, settings=SYMBOLS):
     store = Store.open(db, create=True)
     try:
         with store.transaction():
@@ -143,3 +146,106 @@ def test_sweeping_commits_kept_with_true_file_count(make_repo, git_commit, tmp_p
     git_commit(root, {f"m{i}.py": "X = 1\n" for i in range(5)}, "five files")
     _, commits, _ = mine(root, tmp_path / "h.db", DEFAULT.replace(history_max_files_per_commit=cap))
     assert commits[-1].n_files == 5 and len(commits[-1].files) == 5
+
+
+# ------------------------------------------------------------ touched definitions
+MOD = '''\
+import os
+
+LIMIT = 1
+
+
+def alpha(x):
+    y = x + 1
+    return y
+
+
+class Box:
+    size = 1
+
+    def open(self):
+        return "open"
+
+    kind = "box"
+
+    def close(self):
+        return "closed"
+
+
+def beta():
+    return 2
+'''
+
+
+def _touched(commits, message):
+    commit = next(c for c in commits if c.message == message)
+    return {f.path: (f.symbols, f.renamed) for f in commit.files}
+
+
+def test_hunks_name_the_definitions_they_touch(make_repo, git_commit, tmp_path):
+    root = make_repo({"m.py": MOD, "notes.txt": "n\n"})
+    bodies = (MOD.replace("x + 1", "x + 2").replace('return "closed"', 'return "shut"')
+              .replace("size = 1", "size = 2"))
+    git_commit(root, {"m.py": bodies}, "bodies")
+    module_level = bodies.replace("LIMIT = 1", "LIMIT = 2").replace('"box"', '"crate"')
+    git_commit(root, {"m.py": module_level, "notes.txt": "m\n"}, "module level")
+    git_commit(root, {"m.py": module_level.replace("def beta():", "def gamma():")},
+               "rename beta")
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    # a method's body line is placed inside `close` (indented below its header), a class
+    # attribute above the first method inside `Box`
+    assert _touched(commits, "bodies") == {"m.py": (("Box", "alpha", "close"), ())}
+    # module-level code, and a class attribute between methods (which class: -U0 cannot
+    # tell), name no definition
+    assert _touched(commits, "module level") == {"m.py": ((), ()), "notes.txt": ((), ())}
+    assert _touched(commits, "rename beta") == {"m.py": (("beta", "gamma"), (("beta", "gamma"),))}
+
+
+def test_replaced_def_is_not_a_rename_and_file_renames_keep_names(make_repo, git_commit,
+                                                                  tmp_path):
+    root = make_repo({"m.py": MOD})
+    git_commit(root, {"m.py": MOD.replace("def beta():\n    return 2",
+                                          "def delta(n):\n    return n")}, "replace beta")
+    moved = MOD.replace("def beta():\n    return 2", "def delta(n):\n    return n")
+    git_commit(root, {"m.py": None, "pkg/moved.py": moved.replace('"open"', '"opened"')},
+               "move module")
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    assert _touched(commits, "replace beta") == {"m.py": (("beta", "delta"), ())}
+    moved_touch = next(c for c in commits if c.message == "move module").files
+    assert [(f.path, f.old_path, f.symbols) for f in moved_touch] == [
+        ("pkg/moved.py", "m.py", ("open",))]
+
+
+def test_touched_definitions_mined_incrementally(make_repo, git_commit, tmp_path):
+    root = make_repo({"m.py": MOD})
+    git_commit(root, {"m.py": MOD.replace("x + 1", "x + 3")}, "first")
+    db = tmp_path / "h.db"
+    mine(root, db)
+    git_commit(root, {"m.py": MOD.replace("x + 1", "x + 3").replace("return 2", "return 3")},
+               "second")
+    summary, commits, _ = mine(root, db)
+    assert summary.new == 1
+    assert _touched(commits, "first") == {"m.py": (("alpha",), ())}  # read back from the store
+    assert _touched(commits, "second") == {"m.py": (("beta",), ())}
+
+
+def test_touched_definitions_in_odd_paths(make_repo, git_commit, tmp_path):
+    odd = "dir with space/ünï.py"
+    root = make_repo({odd: "def f():\n    return 1\n", 'q"uote.py': "def g():\n    return 1\n"})
+    git_commit(root, {odd: "def f():\n    return 2\n", 'q"uote.py': "def g():\n    return 2\n"},
+               "odd paths")
+    _, commits, _ = mine(root, tmp_path / "h.db")
+    assert _touched(commits, "odd paths") == {odd: (("f",), ()), 'q"uote.py': (("g",), ())}
+
+
+def test_touched_definitions_are_mined_only_when_weighed_and_only_for_pairable_commits(
+        make_repo, git_commit, tmp_path):
+    root = make_repo({"m.py": MOD})  # the root commit: never a co-change pair
+    git_commit(root, {"m.py": MOD.replace("x + 1", "x + 2")}, "edit")
+    db = tmp_path / "h.db"
+    _, commits, _ = mine(root, db, DEFAULT)  # σ = 1: file-level co-change, no symbol pass
+    assert _touched(commits, "edit") == {"m.py": ((), ())}
+    _, commits, _ = mine(root, db, SYMBOLS)  # the setting changed: history re-mined
+    assert _touched(commits, "edit") == {"m.py": (("alpha",), ())}
+    root_commit = next(c for c in commits if c.parents == 0)
+    assert all(f.symbols == () for f in root_commit.files)

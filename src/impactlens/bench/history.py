@@ -515,6 +515,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
                   pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
     from impactlens.api import Project
+    from impactlens.impact.cochange import edited_symbols
     from impactlens.impact.pipeline import run_pipeline
     from impactlens.model import EdgeKind, FileChange, NodeKind
 
@@ -542,7 +543,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             )
             change = [FileChange(seed.file, case.before[seed.file], seed.seeded)]
             t1 = time.perf_counter()
-            cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time)
+            cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time,
+                                      symbols=edited_symbols(change, proj.module_of, settings))
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})
@@ -775,7 +777,8 @@ def _payload(top: Path, info: dict[str, Any], args: argparse.Namespace,
     return {
         "repo": top.name, "head": _git(top, "rev-parse", "HEAD").strip(), "info": info,
         "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit,
-                     "run_tests": args.run_tests, "pytest_args": args.pytest_args},
+                     "run_tests": args.run_tests, "pytest_args": args.pytest_args,
+                     "set": args.set},
         "summary": summarize(results), "cases": [asdict(r) for r in results],
     }
 
@@ -790,6 +793,22 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
     os.replace(tmp, path)
+
+
+def override(settings: Settings, pairs: Sequence[str]) -> Settings:
+    """``settings`` with ``NAME=VALUE`` numeric/boolean fields replaced (the value is read
+    as the field's current type)."""
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        name, _, text = pair.partition("=")
+        current = getattr(settings, name.strip(), None)
+        if not isinstance(current, int | float) or not text:
+            raise ValueError(f"{pair!r}: not NAME=VALUE of a numeric setting")
+        if isinstance(current, bool):
+            changes[name.strip()] = text.strip().lower() in ("1", "true", "yes", "on")
+        else:
+            changes[name.strip()] = type(current)(text)
+    return settings.replace(**changes)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -817,6 +836,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--from-json", type=Path, default=None,
                     help="re-summarise a saved --out file instead of running")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="override a numeric setting for this run, e.g. "
+                         "--set cochange_symbol_weight=1 (repeatable)")
     args = ap.parse_args(list(argv) if argv is not None else None)
 
     if args.from_json is not None:
@@ -835,7 +857,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # one line, no traceback
         print(f"impactlens: error: {exc}", file=sys.stderr)
         return 2
-    settings = DEFAULT
+    try:
+        settings = override(DEFAULT, args.set)
+    except ValueError as exc:
+        print(f"impactlens: error: --set: {exc}", file=sys.stderr)
+        return 2
     cases, info = mine_cases(top, limit=args.limit, cap=args.cap, seed_mode=args.seed,
                              settings=settings)
     cache = (args.cache or _default_cache()) / hashlib.sha256(

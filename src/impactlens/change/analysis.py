@@ -64,8 +64,11 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
     fn = getattr(project, "co_change", None)
     if fn is None or not change.files:
         return {}, "co-change: history channel not available"
+    from impactlens.impact.cochange import edited_symbols
+
     paths = [f.path for f in change.files]
-    got = fn(paths, task=change.task, as_of=change.as_of)
+    symbols = edited_symbols(change.files, project.module_of, project.settings)
+    got = fn(paths, task=change.task, as_of=change.as_of, symbols=symbols)
     if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], str):
         return got[0], got[1]
     return got, ""

@@ -19,7 +19,7 @@ are ignored entirely (neither numerator nor denominator), and so are root commit
 (no parent: the initial import lists every file as added, which says nothing about
 coupling). Every other commit carries a weight ::
 
-    w(c)     = rel(c) · churn(c)
+    w(c)     = rel(c) · churn(c)              (· σ in f's sums, see above)
     rel(c)   = β + (1 − β) · bm25(msg_c, task) / max_{c' ∈ C_E} bm25(msg_c', task)
     churn(c) = min(1, log2(3) / log2(1 + |files(c)|))
 
@@ -32,6 +32,14 @@ message) ``rel(c) = 1`` for every commit: all commits weigh equally. ``churn``
 damps large change sets: a 2-file commit weighs 1, a 7-file one 0.53, a 50-file
 one 0.28 (single-file commits 1) — a pair that recurs in small, focused commits is
 stronger evidence than one that shares a broad commit. Recurrence is the sum.
+
+Symbol level: when the caller names the definitions the edit changes in ``f`` (leaf names,
+:func:`edited_symbols`), a commit whose hunks touched one of them in ``f`` (the names
+:mod:`impactlens.index.history` mines from ``git log -p -U0``; renamed definitions
+followed like renamed files) weighs ``σ = settings.cochange_symbol_weight`` times as much
+in ``f``'s sums below: the files that changed with *this function* rank above those that
+changed with the rest of its file (a file ranking would otherwise be the same for every
+function of a module). σ = 1 is file-level co-change.
 
 For an edited file ``f`` and any other file ``g`` (L = 1: only commits touching
 ``f`` itself are read, so a partner of a partner never appears) ::
@@ -69,15 +77,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
+from typing import Any
 
 from rank_bm25 import BM25Okapi
 
 from impactlens.errors import BadInputError
+from impactlens.impact.classify import classify
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["CoChange", "co_change", "cut_time", "tokenize"]
+__all__ = ["CoChange", "co_change", "cut_time", "edited_symbols", "tokenize"]
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _STOP_WORDS = (
@@ -142,22 +152,37 @@ def cut_time(as_of: object = None) -> int:
     return cut_time(dt)
 
 
-def _names_at_cut(
-    commits: Sequence[CommitRecord],
-) -> list[tuple[CommitRecord, dict[str, int]]]:
-    """Each commit (oldest first) with ``{name at the cut: lines churned}`` of its files;
-    renames are followed newest first, so an old name maps to the file's name at the cut."""
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """A commit with its files named as at the cut: lines churned and definitions touched."""
+
+    commit: CommitRecord
+    churn: dict[str, int]
+    symbols: dict[str, frozenset[str]]
+
+
+def _names_at_cut(commits: Sequence[CommitRecord]) -> list[_Named]:
+    """Each commit (oldest first) with its files and their touched definitions named as at
+    the cut: renames of files, and of definitions within a file, are followed newest first,
+    so an old name maps to the name at the cut."""
     alias: dict[str, str] = {}
-    out: list[tuple[CommitRecord, dict[str, int]]] = []
+    sym_alias: dict[tuple[str, str], str] = {}  # (file at the cut, old def name) → name
+    out: list[_Named] = []
     for c in reversed(commits):
-        names: dict[str, int] = {}
+        churn: dict[str, int] = {}
+        symbols: dict[str, frozenset[str]] = {}
         for f in c.files:
             name = alias.get(f.path, f.path)
-            names[name] = names.get(name, 0) + max(0, f.added) + max(0, f.deleted)
-        out.append((c, names))
+            churn[name] = churn.get(name, 0) + max(0, f.added) + max(0, f.deleted)
+            touched = {sym_alias.get((name, s), s) for s in f.symbols}
+            symbols[name] = symbols.get(name, frozenset()) | touched
+        out.append(_Named(c, churn, symbols))
         for f in c.files:
+            name = alias.get(f.path, f.path)
+            for old, new in f.renamed:
+                sym_alias[(name, old)] = sym_alias.get((name, new), new)
             if f.old_path and f.old_path != f.path:
-                alias[f.old_path] = alias.get(f.path, f.path)
+                alias[f.old_path] = name
     out.reverse()
     return out
 
@@ -180,65 +205,99 @@ def co_change(
     cut: int,
     settings: Settings = DEFAULT,
     exists: Callable[[str], bool] | None = None,
+    symbols: Mapping[str, Iterable[str]] | None = None,
 ) -> CoChange:
-    """Co-change candidates of every edited file from the commits authored before ``cut``."""
+    """Co-change candidates of every edited file from the commits authored before ``cut``;
+    ``symbols`` names, per edited file, the definitions the edit changes (leaf names)."""
     edited_set = sorted(set(edited))
     before = sorted((c for c in commits if c.author_time < cut),
                     key=lambda c: (c.author_time, c.sha))
     cap = settings.history_max_files_per_commit
     named = _names_at_cut(before)
     # a root commit's diff is the whole initial import: no evidence of coupling
-    usable = [(c, names) for c, names in named if names and c.n_files <= cap and c.parents]
-    sweeping = sum(1 for c, names in named if c.n_files > cap)
-    roots = sum(1 for c, names in named if names and c.n_files <= cap and not c.parents)
+    usable = [n for n in named if n.churn and n.commit.n_files <= cap and n.commit.parents]
+    sweeping = sum(1 for n in named if n.commit.n_files > cap)
+    roots = sum(1 for n in named if n.churn and n.commit.n_files <= cap and not n.commit.parents)
     targets = set(edited_set)
-    relevant = [(i, c, names) for i, (c, names) in enumerate(usable) if targets & names.keys()]
-
-    # rel(c): BM25 of the message against the task, over every usable commit's message
-    rel = [1.0] * len(usable)
-    query = sorted(set(tokenize(task)))
-    if query and relevant:
-        bm25 = BM25Okapi([tokenize(c.message) for c, _ in usable])
-        idx = [i for i, _, _ in relevant]
-        scores = [max(0.0, s) for s in bm25.get_batch_scores(query, idx)]
-        top = max(scores)
-        if top > 0:
-            beta = settings.cochange_bm25_floor
-            for i, s in zip(idx, scores, strict=True):
-                rel[i] = beta + (1.0 - beta) * s / top
+    relevant = [(i, n) for i, n in enumerate(usable) if targets & n.churn.keys()]
+    rel = _relevance(usable, relevant, task, settings)
+    seeds = {f: frozenset(v) for f, v in (symbols or {}).items()}
 
     out: dict[str, tuple[tuple[str, float], ...]] = {}
+    on_symbol = 0
     for f in edited_set:
         num: dict[str, float] = {}
         shared: dict[str, int] = {}
         lines: dict[str, int] = {}
-        for i, _c, names in relevant:
-            if f not in names:
+        for i, n in relevant:
+            if f not in n.churn:
                 continue
-            w = rel[i] * min(1.0, _LOG2_3 / math.log2(1 + len(names)))
-            for g, churned in names.items():
+            w = rel[i] * min(1.0, _LOG2_3 / math.log2(1 + len(n.churn)))
+            if seeds.get(f, frozenset()) & n.symbols.get(f, frozenset()):
+                w *= settings.cochange_symbol_weight  # it changed the same definition
+                on_symbol += 1
+            for g, churned in n.churn.items():
                 if g == f or g in targets:
                     continue
                 num[g] = num.get(g, 0.0) + w
                 shared[g] = shared.get(g, 0) + 1
                 lines[g] = lines.get(g, 0) + churned
-        ranked: list[tuple[float, int, int, str]] = []
-        kept = {g: n for g, n in num.items() if exists is None or exists(g)}
-        top = {kind: max((n for g, n in kept.items() if _is_test(g) == kind), default=0.0)
-               for kind in (False, True)}
-        for g, n in kept.items():
-            score = _truncate(n / (top[_is_test(g)] + settings.cochange_prior),
-                              settings.cochange_decimals)
-            if score > 0:
-                ranked.append((score, shared[g], lines[g], g))
-        ranked.sort(key=lambda t: (-t[0], -t[1], -t[2], t[3]))
-        out[f] = tuple((g, s) for s, _, _, g in ranked[: settings.max_cochange_candidates])
+        kept = {g: x for g, x in num.items() if exists is None or exists(g)}
+        out[f] = _ranked(kept, shared, lines, settings)
 
     when = datetime.fromtimestamp(cut, UTC).strftime("%Y-%m-%d %H:%M")
+    weighted = "task-weighted (BM25)" if tokenize(task) else "no task text: commits weigh equally"
     note = (f"co-change: {len(usable)} commits before {when} UTC"
             f"{f' ({sweeping} sweeping excluded)' if sweeping else ''}"
             f"{f' ({roots} root commit(s) excluded)' if roots else ''}, "
-            f"{len(relevant)} touch the edited files; "
-            f"{'task-weighted (BM25)' if query else 'no task text: commits weigh equally'}")
+            f"{len(relevant)} touch the edited files"
+            f"{f' ({on_symbol} the edited definitions)' if seeds else ''}; "
+            f"{weighted}")
     return CoChange(candidates=out, commits_used=len(usable), sweeping=sweeping, cut=cut,
                     note=note)
+
+
+def _relevance(usable: Sequence[_Named], relevant: Sequence[tuple[int, _Named]], task: str,
+               settings: Settings) -> list[float]:
+    """rel(c): BM25 of the message against the task, over every usable commit's message."""
+    rel = [1.0] * len(usable)
+    query = sorted(set(tokenize(task)))
+    if not query or not relevant:
+        return rel
+    bm25 = BM25Okapi([tokenize(n.commit.message) for n in usable])
+    idx = [i for i, _ in relevant]
+    scores = [max(0.0, s) for s in bm25.get_batch_scores(query, idx)]
+    top = max(scores)
+    if top > 0:
+        beta = settings.cochange_bm25_floor
+        for i, s in zip(idx, scores, strict=True):
+            rel[i] = beta + (1.0 - beta) * s / top
+    return rel
+
+
+def _ranked(num: Mapping[str, float], shared: Mapping[str, int], lines: Mapping[str, int],
+            settings: Settings) -> tuple[tuple[str, float], ...]:
+    """Partners normalised per kind (test / other), truncated, best first, capped."""
+    top = {kind: max((x for g, x in num.items() if _is_test(g) == kind), default=0.0)
+           for kind in (False, True)}
+    ranked: list[tuple[float, int, int, str]] = []
+    for g, x in num.items():
+        score = _truncate(x / (top[_is_test(g)] + settings.cochange_prior),
+                          settings.cochange_decimals)
+        if score > 0:
+            ranked.append((score, shared[g], lines[g], g))
+    ranked.sort(key=lambda t: (-t[0], -t[1], -t[2], t[3]))
+    return tuple((g, sc) for sc, _, _, g in ranked[: settings.max_cochange_candidates])
+
+
+def edited_symbols(changes: Iterable[Any], module_of: Callable[[str], str],
+                   settings: Settings = DEFAULT) -> dict[str, set[str]]:
+    """Per changed file (``FileChange``: ``path, before, after``), the leaf names of the
+    functions, methods and classes the edit changes — §3.1's classification, so the channel
+    weighs the same entities the stage analyses."""
+    out: dict[str, set[str]] = {}
+    for f in changes:
+        for ch in classify(f.before, f.after, f.path, module_of(f.path), settings):
+            if ch.kind in ("function", "method", "class"):
+                out.setdefault(f.path, set()).add(ch.entity.rsplit(".", 1)[-1])
+    return out

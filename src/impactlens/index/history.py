@@ -17,6 +17,15 @@ Which commits (``settings.history_first_parent``):
   counts like a squash commit), because skipping merges on the first-parent
   chain would drop every merged branch.
 
+Touched definitions: a second pass per batch (``git log -p -U0 -M -- '*.py'``, with a diff
+driver whose hunk header is the nearest ``def``/``class`` line above the hunk, indentation
+kept) records per (commit, file) the names of the functions and classes the hunks touched —
+each changed line's innermost enclosing definition by indentation below that header;
+module-level code and a class attribute between two methods name none (which class, a
+``-U0`` hunk cannot tell) — and the definitions renamed (one ``def`` line replaced by one
+of the same depth and text but the name). Names are leaf names (``meth``, not
+``Cls.meth``). On click's 2,146 commits the pass adds about a second to a cold mining.
+
 Incremental: the set of reachable commits is listed (``rev-list``, cheap) and
 compared with the stored set — only new commits are mined, commits no longer
 reachable (a rebase, a reset, a checkout of an older revision) are dropped, so
@@ -43,11 +52,14 @@ sweeping reformat/rename/licence-header commits say nothing about coupling.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import re
 import shutil
+import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +93,11 @@ class FileTouch:
     old_path: str | None  # the pre-rename path when git detected a rename
     added: int  # -1 for a binary file
     deleted: int  # -1 for a binary file
+    # names of the functions/classes the commit's hunks touched in this file (innermost
+    # definition of each changed line; module-level code names none), sorted
+    symbols: tuple[str, ...] = ()
+    # definitions the commit renamed in this file: (old name, new name)
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +137,14 @@ def _git_text(root: Path, *args: str) -> str:
 
 def _mode(settings: Settings, prefix: str) -> str:
     return json.dumps({"first_parent": bool(settings.history_first_parent),
-                       "prefix": prefix, "max": settings.history_max_commits}, sort_keys=True)
+                       "prefix": prefix, "max": settings.history_max_commits,
+                       "symbols": _wants_symbols(settings)}, sort_keys=True)
+
+
+def _wants_symbols(settings: Settings) -> bool:
+    """Whether the touched-definitions pass runs: only when co-change weighs them (a
+    change of the setting re-mines the history, as any change of the walk does)."""
+    return settings.cochange_symbol_weight != 1.0
 
 
 def _shallow_boundary(root: Path) -> set[str]:
@@ -177,8 +201,12 @@ def _parse_log(raw: bytes) -> list[CommitRecord]:
 
 
 def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
-                 relative: bool = False) -> list[CommitRecord]:
-    """Mine the given commits (each diffed against its first parent)."""
+                 relative: bool = False, symbols_up_to: int | None = 50
+                 ) -> list[CommitRecord]:
+    """Mine the given commits (each diffed against its first parent). The definitions
+    their hunks touched are mined for the commits that can form co-change pairs — with a
+    parent and at most ``symbols_up_to`` files (None: no symbol pass): a root commit's or a
+    sweeping commit's patch is large (a whole initial import) and its pairs never count."""
     shas = list(shas)
     out: list[CommitRecord] = []
     args = ["-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
@@ -189,9 +217,165 @@ def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
     args.append("--relative" if relative else "--no-relative")
     for i in range(0, len(shas), _BATCH):
         batch = shas[i : i + _BATCH]
-        raw = _git(root, *args, stdin=("\n".join(batch) + "\n").encode())
-        out.extend(_parse_log(raw))
+        records = _parse_log(_git(root, *args, stdin=_stdin(batch)))
+        pairable = [r.sha for r in records if symbols_up_to is not None and r.parents
+                    and 0 < r.n_files <= symbols_up_to]
+        touched = (_mine_symbols(root, pairable, first_parent=first_parent, relative=relative)
+                   if pairable else {})
+        out.extend(_with_symbols(r, touched) for r in records)
     return out
+
+
+def _stdin(shas: Sequence[str]) -> bytes:
+    return ("\n".join(shas) + "\n").encode()
+
+
+# --------------------------------------------------------- touched symbols
+# The second pass: `git log -p -U0` over the Python files, with a diff driver whose hunk
+# header is the whole nearest `def`/`class` line above the hunk (indentation kept: git's
+# built-in python driver drops it, and the nesting is what places a changed line).
+_DRIVER = "impactlens-py"
+_XFUNCNAME = r"^([ \t]*(class|(async[ \t]+)?def)[ \t].*)$"
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([^\W\d]\w*)")
+_HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@ ?(.*)$")
+
+Touched = dict[tuple[str, str], tuple[set[str], list[tuple[str, str]]]]
+
+
+def _mine_symbols(root: Path, shas: Sequence[str], *, first_parent: bool,
+                  relative: bool) -> Touched:
+    """``{(sha, path): (names touched, renamed defs)}`` of the commits' ``.py`` files."""
+    with tempfile.TemporaryDirectory(prefix="impactlens-attr-") as tmp:
+        attrs = Path(tmp) / "attributes"
+        attrs.write_text(f"*.py diff={_DRIVER}\n")
+        raw = _git(root, "-c", f"core.attributesFile={attrs}",
+                   "-c", f"diff.{_DRIVER}.xfuncname={_XFUNCNAME}",
+                   "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
+                   "--no-textconv", "-p", "-U0", "-M", "--src-prefix=a/", "--dst-prefix=b/",
+                   "--format=%x1e%H",
+                   "--diff-merges=first-parent" if first_parent else "--diff-merges=off",
+                   "--relative" if relative else "--no-relative", "--", "*.py",
+                   stdin=_stdin(shas))
+    return _parse_patch(raw)
+
+
+def _parse_patch(raw: bytes) -> Touched:
+    out: Touched = {}
+    sha = path = minus = ""
+    lines = raw.split(b"\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith(b"\x1e"):
+            sha = line[1:].decode("ascii", "replace").strip()
+        elif line.startswith(b"diff --git "):
+            path = minus = ""
+        elif line.startswith(b"--- ") and not path:
+            minus = _diff_path(line[4:])
+        elif line.startswith(b"+++ ") and not path:
+            path = _diff_path(line[4:]) or minus
+        elif (m := _HUNK.match(line)) and sha and path:
+            n_old = 1 if m.group(1) is None else int(m.group(1))
+            n_new = 1 if m.group(2) is None else int(m.group(2))
+            body = lines[i : i + n_old + n_new + 2]  # room for "\ No newline" markers
+            removed, added, used = _hunk_body(body, n_old, n_new)
+            i += used
+            names, renames = out.setdefault((sha, path), (set(), []))
+            got, renamed = _hunk_names(m.group(3).decode("utf-8", "replace"), removed, added)
+            names |= got
+            renames.extend(renamed)
+    return out
+
+
+def _diff_path(raw: bytes) -> str:
+    """The path of a ``---``/``+++`` line without its ``a/``/``b/`` prefix ('' for
+    /dev/null); git C-quotes names holding quotes, backslashes or control characters."""
+    raw = raw.rstrip(b"\t")  # git ends a name holding a space with a tab
+    if raw.startswith(b'"') and raw.endswith(b'"'):
+        try:
+            raw = ast.literal_eval("b" + raw.decode("ascii", "backslashreplace"))
+        except (SyntaxError, ValueError):
+            return ""
+    if raw == b"/dev/null":
+        return ""
+    return raw[2:].decode("utf-8", "replace")
+
+
+def _hunk_body(body: Sequence[bytes], n_old: int, n_new: int) -> tuple[list[str], list[str], int]:
+    """The removed and added lines of a ``-U0`` hunk, and how many lines it spans."""
+    removed: list[str] = []
+    added: list[str] = []
+    used = 0
+    for line in body:
+        if len(removed) == n_old and len(added) == n_new:
+            break
+        used += 1
+        text = line[1:].decode("utf-8", "replace")
+        if line.startswith(b"-") and len(removed) < n_old:
+            removed.append(text)
+        elif line.startswith(b"+") and len(added) < n_new:
+            added.append(text)
+    return removed, added, used
+
+
+def _hunk_names(header: str, removed: Sequence[str], added: Sequence[str],
+                ) -> tuple[set[str], list[tuple[str, str]]]:
+    """The definitions a hunk touches, and the one it renames: one def line on each side,
+    same depth, same text but the name (a def replaced by another one is not a rename)."""
+    context = _outline(header)
+    old_names, old_defs = _side(context[:2] if context else None, removed)
+    new_names, new_defs = _side(context[:2] if context else None, added)
+    renamed = []
+    if len(old_defs) == len(new_defs) == 1:
+        (o_ind, o_name, o_rest), (n_ind, n_name, n_rest) = old_defs[0], new_defs[0]
+        if o_ind == n_ind and o_rest == n_rest and o_name != n_name:
+            renamed.append((o_name, n_name))
+    return old_names | new_names, renamed
+
+
+def _outline(line: str) -> tuple[int, str, str] | None:
+    """``(indentation, name, text after the name)`` of a ``def``/``class`` line."""
+    m = _DEF.match(line)
+    if m is None:
+        return None
+    text = line.expandtabs(8)
+    return len(text) - len(text.lstrip()), m.group(1), line[m.end():].strip()
+
+
+def _side(context: tuple[int, str] | None, lines: Sequence[str],
+          ) -> tuple[set[str], list[tuple[int, str, str]]]:
+    """Each changed line's innermost enclosing definition, by indentation below the
+    header's definition; a line at the header's depth or above left it (module-level code
+    or a class body between methods names nothing: which class it is, -U0 cannot tell)."""
+    stack = [context] if context else []
+    names: set[str] = set()
+    defs: list[tuple[int, str, str]] = []
+    for line in lines:
+        text = line.expandtabs(8)
+        body = text.lstrip()
+        if not body or body.startswith(("#", "@")):  # decorators belong to the next def
+            continue
+        indent = len(text) - len(body)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        own = _outline(text)
+        if own is not None:
+            stack.append(own[:2])
+            defs.append(own)
+            names.add(own[1])
+        elif stack:
+            names.add(stack[-1][1])
+    return names, defs
+
+
+def _with_symbols(record: CommitRecord, touched: Touched) -> CommitRecord:
+    files = []
+    for f in record.files:
+        names, renames = touched.get((record.sha, f.path), (set(), []))
+        files.append(dataclasses.replace(f, symbols=tuple(sorted(names)),
+                                         renamed=tuple(dict.fromkeys(renames))))
+    return dataclasses.replace(record, files=tuple(files))
 
 
 # ------------------------------------------------------------------ update
@@ -275,8 +459,10 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
         if gone:
             store.delete_commits(gone)
         todo = [s for s in listed if s not in known]
-        records = mine_commits(root, todo, first_parent=settings.history_first_parent,
-                               relative=relative)
+        records = mine_commits(
+            root, todo, first_parent=settings.history_first_parent, relative=relative,
+            symbols_up_to=settings.history_max_files_per_commit
+            if _wants_symbols(settings) else None)
         records = [
             CommitRecord(r.sha, r.author_time, r.message, 0, (), parents=0)
             if r.sha in boundary else r
@@ -309,8 +495,8 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
 def load_history(store: Store, *, before: int | None = None) -> list[CommitRecord]:
     """Stored commits (authored strictly before ``before`` when given), oldest first."""
     by_sha: dict[str, list[FileTouch]] = {}
-    for sha, path, old, added, deleted in store.history_files(before=before):
-        by_sha.setdefault(sha, []).append(FileTouch(path, old, added, deleted))
+    for sha, path, old, added, deleted, symbols, renamed in store.history_files(before=before):
+        by_sha.setdefault(sha, []).append(FileTouch(path, old, added, deleted, symbols, renamed))
     return [
         CommitRecord(sha, at, msg, n, tuple(by_sha.get(sha, ())), parents)
         for sha, at, msg, n, parents in store.history_commits(before=before)

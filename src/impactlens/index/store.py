@@ -29,8 +29,9 @@ from impactlens.model import (
 )
 
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
-# v8: commits.parents (root commits kept out of co-change)
-SCHEMA_VERSION = 9
+# v8: commits.parents (root commits kept out of co-change); v9: interface keys name scopes
+# (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched)
+SCHEMA_VERSION = 10
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -79,7 +80,8 @@ CREATE TABLE commits (
 CREATE INDEX commits_time ON commits(author_time);
 CREATE TABLE commit_files (
     sha TEXT NOT NULL, path TEXT NOT NULL, old_path TEXT,
-    added INTEGER NOT NULL, deleted INTEGER NOT NULL
+    added INTEGER NOT NULL, deleted INTEGER NOT NULL,
+    symbols TEXT NOT NULL DEFAULT '', renamed TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX commit_files_path ON commit_files(path);
 CREATE INDEX commit_files_sha ON commit_files(sha);
@@ -768,7 +770,9 @@ class Store:
 
     def put_commits(self, commits: Iterable[Any]) -> None:
         """Insert (or replace) commit records: ``sha, author_time, message, n_files, parents,
-        files`` where each file has ``path, old_path, added, deleted``."""
+        files`` where each file has ``path, old_path, added, deleted, symbols`` (names) and
+        ``renamed`` (``(old, new)`` name pairs); both are stored space-separated (a Python
+        name holds no space), a rename as ``old>new``."""
         for c in commits:
             self._conn.execute("DELETE FROM commit_files WHERE sha=?", (c.sha,))
             self._conn.execute(
@@ -777,8 +781,10 @@ class Store:
                 (c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents)),
             )
             self._conn.executemany(
-                "INSERT INTO commit_files(sha, path, old_path, added, deleted) VALUES (?,?,?,?,?)",
-                [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted)) for f in c.files],
+                "INSERT INTO commit_files(sha, path, old_path, added, deleted, symbols, renamed) "
+                "VALUES (?,?,?,?,?,?,?)",
+                [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted), " ".join(f.symbols),
+                  " ".join(f"{a}>{b}" for a, b in f.renamed)) for f in c.files],
             )
 
     def history_commits(
@@ -794,19 +800,19 @@ class Store:
         rows = self._conn.execute(sql + " ORDER BY author_time, sha", args)
         return [(r[0], int(r[1]), r[2], int(r[3]), int(r[4])) for r in rows]
 
-    def history_files(
-        self, *, before: int | None = None
-    ) -> list[tuple[str, str, str | None, int, int]]:
-        """``(sha, path, old_path, added, deleted)`` of commits authored strictly before
-        ``before`` (all when ``None``), ordered by sha and path."""
+    def history_files(self, *, before: int | None = None) -> list[tuple[
+            str, str, str | None, int, int, tuple[str, ...], tuple[tuple[str, str], ...]]]:
+        """``(sha, path, old_path, added, deleted, symbols, renamed)`` of commits authored
+        strictly before ``before`` (all when ``None``), ordered by sha and path."""
         sql = (
-            "SELECT cf.sha, cf.path, cf.old_path, cf.added, cf.deleted FROM commit_files cf "
-            "JOIN commits c ON c.sha = cf.sha"
+            "SELECT cf.sha, cf.path, cf.old_path, cf.added, cf.deleted, cf.symbols, cf.renamed "
+            "FROM commit_files cf JOIN commits c ON c.sha = cf.sha"
         )
         args: tuple[Any, ...] = ()
         if before is not None:
             sql += " WHERE c.author_time < ?"
             args = (int(before),)
         sql += " ORDER BY cf.sha, cf.path, cf.old_path"
-        return [(r[0], r[1], r[2], int(r[3]), int(r[4]))
+        return [(r[0], r[1], r[2], int(r[3]), int(r[4]), tuple(r[5].split()),
+                 tuple((a, b) for a, _, b in (p.partition(">") for p in r[6].split())))
                 for r in self._conn.execute(sql, args)]

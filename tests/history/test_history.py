@@ -13,7 +13,6 @@ from impactlens.settings import DEFAULT
 
 from .conftest import day
 
-
 SYMBOLS = DEFAULT.replace(cochange_symbol_weight=2.0)  # the touched-definitions pass on
 
 

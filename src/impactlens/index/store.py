@@ -29,8 +29,9 @@ from impactlens.model import (
 )
 
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
-# v8: commits.parents (root commits kept out of co-change)
-SCHEMA_VERSION = 8
+# v8: commits.parents (root commits kept out of co-change); v9: facts hold parameter attribute
+# reads (Scope.prefs) and list-display arguments (argument flow)
+SCHEMA_VERSION = 9
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

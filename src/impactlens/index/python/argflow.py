@@ -22,13 +22,14 @@ so the bounds cut deterministically.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from impactlens.index.python.facts import B_DEF, B_PARAM, FUNCTION, P_POS, P_POSONLY
 
 MAX_TYPES = 4
-MAX_FLOWS = 48
-MAX_DEPTH = 2
+MAX_FLOWS = 3
+MAX_DEPTH = 1
 _CONCRETE = frozenset({"I", "F", "C", "SL", "SEQ"})  # values worth re-evaluating a body for
 _P: tuple[Any, ...] = ("p",)
 # resolver memos that do not depend on parameter values: shared with child resolvers
@@ -42,6 +43,8 @@ def note(r: Any, mf: Any, sidx: int, fargs: tuple[Any, ...], recv: Any, tk: Any,
     from a call site in scope ``sidx`` of ``mf`` passing ``fargs``."""
     if r.flow_budget[0] <= 0 or type(tk) is not tuple or type(tk[1]) is not int:
         return
+    if r.flow_depth == 0 and mf.module != r.facts.module:
+        return  # a site of another file (a context, a fixture): no line here to record at
     cmf = r.mod(tk[0])
     if cmf is None or cmf.is_test:
         return
@@ -159,39 +162,40 @@ def _field_readers(r: Any, cmf: Any, fsidx: int, cs: Any, fields: set[str]) -> l
     return sorted(set(out))
 
 
-def run_flows(r: Any, raw: list[Any], new_resolver: Any, flow_detail: Any,
-              inferred: str, exact: str) -> None:
+def run_flows(r: Any, raw: list[Any]) -> None:
     """Evaluate the queued flows; append the edges they add to ``raw`` (at the flow's
     call line, ``inferred`` unless ambiguous)."""
+    from impactlens.index.python import resolve as rs
+
     have = {e[:4] for e in raw}
-    for at, e in _collect(r, new_resolver):
+    for at, e in _collect(r):
         key = (e[0], e[1], e[2], at)
         if key in have or not e[0]:
             continue
         have.add(key)
-        res = inferred if e[4] == exact else e[4]
-        raw.append((e[0], e[1], e[2], at, res, flow_detail(e[5]), e[6]))
+        res = rs.R_INFERRED if e[4] == rs.R_EXACT else e[4]
+        raw.append((e[0], e[1], e[2], at, res, rs.flow_detail(e[5]), e[6]))
 
 
-def _collect(r: Any, new_resolver: Any) -> list[tuple[int, Any]]:
+def _collect(r: Any) -> list[tuple[int, Any]]:
     """(line of the flow's call in this file, raw edge) of every queued flow."""
     out: list[tuple[int, Any]] = []
     while r.flows:
         tk, rk, typed, raw, at = r.flows.pop(0)
-        out.extend((at, e) for e in _flow_edges(r, tk, rk, typed, raw, new_resolver))
+        out.extend((at, e) for e in _flow_edges(r, tk, rk, typed, raw))
     return out
 
 
-def _flow_edges(r: Any, tk: Any, rk: Any, typed: Any, raw: Any,
-                new_resolver: Any) -> list[Any]:
-    """Edges of the callee (and of the methods reading the fields it types) evaluated
-    with the flowed parameter values, minus those of its own resolution."""
+def _flow_edges(r: Any, tk: Any, rk: Any, typed: Any, raw: Any) -> list[Any]:
+    """Edges of the callee's sites that depend on the flowed parameters (and of the
+    sites reading the fields ``__init__`` stores them in), evaluated with the flowed
+    values, minus what the same sites give without them."""
     mod, fsidx = tk
     cmf = r.mod(mod)
     if cmf is None:
         return []
     cs = cmf.scopes[fsidx]
-    child = new_resolver(r.facts, r.lookup)
+    child = type(r)(r.facts, r.lookup)
     for name in _SHARED:
         setattr(child, name, getattr(r, name))
     child.flow_budget = r.flow_budget
@@ -199,19 +203,56 @@ def _flow_edges(r: Any, tk: Any, rk: Any, typed: Any, raw: Any,
     child._pctx = {(mod, fsidx, p): list(vals) for p, vals in typed}
     for k in raw:  # calling it runs no wrapper (resolve.py wrappers)
         child._wrap[k] = ([], False)
-    scopes = [fsidx]
-    fields = _typed_fields(r, cmf, fsidx, cs, {p for p, _v in typed})
+    params = {p for p, _v in typed}
+    work = [(fsidx, params)]
+    fields = _typed_fields(r, cmf, fsidx, cs, params)
     if fields:
-        scopes += _field_readers(r, cmf, fsidx, cs, fields)
+        work += [(m, fields) for m in _field_readers(r, cmf, fsidx, cs, fields)]
     out: list[Any] = []
-    for s in scopes:
-        base = {(e[1], e[2]) for e in r.scope_sink(mod, s, rk).edges}
-        qual = cmf.scopes[s].qual
-        sink = child.scope_sink(mod, s, rk, qual)
-        for ref in cmf.scopes[s].prefs:
-            child.resolve_ref(cmf, s, ref, qual, sink, rk)
-        out.extend(e for e in sink.edges if (e[1], e[2]) not in base)
+    for s, seeds in work:
+        calls, refs = _dependent_sites(cmf.scopes[s], seeds)
+        base = {(e[1], e[2]) for e in _evaluate(r, cmf, s, calls, refs, rk)}
+        out.extend(e for e in _evaluate(child, cmf, s, calls, refs, rk)
+                   if (e[1], e[2]) not in base)
     child._contexts(out)  # receiver contexts seeded under the flow (an inherited getter...)
     if child.flow_depth < MAX_DEPTH:
-        out.extend(e for _at, e in _collect(child, new_resolver))
+        out.extend(e for _at, e in _collect(child))
     return out
+
+
+def _dependent_sites(sc: Any, seeds: set[str]) -> tuple[list[Any], list[Any]]:
+    """A scope's calls and references that mention ``seeds`` or a local bound from them."""
+    names = set(seeds)
+    grown = True
+    while grown:  # locals assigned from dependent values (``conn = pool.acquire()``)
+        grown = False
+        for bind in sc.binds:
+            if bind[0] not in names and _mentions(bind[1], names):
+                names.add(bind[0])
+                grown = True
+    calls = [site for site in sc.calls
+             if _mentions(site[1], names) or any(_mentions(e, names) for _p, e in site[6])]
+    refs = [ref for ref in (*sc.refs, *sc.prefs) if _mentions(ref[1], names)]
+    return calls, refs
+
+
+def _mentions(enc: Any, names: set[str]) -> bool:
+    found: set[str] = set()
+    _names(enc, found, 0)
+    return not found.isdisjoint(names)
+
+
+def _evaluate(r: Any, mf: Any, s: Any, calls: list[Any], refs: list[Any],
+              rk: Any) -> list[Any]:
+    """Raw edges of the given sites of scope ``s`` resolved by ``r`` (receiver ``rk``)."""
+    from impactlens.index.python.resolve import _Sink
+
+    sink = _Sink()
+    qual = mf.scopes[s].qual
+    for site in calls:
+        with contextlib.suppress(RecursionError):
+            r.resolve_call(mf, s, site, qual, sink, rk)
+    for ref in refs:
+        with contextlib.suppress(RecursionError):
+            r.resolve_ref(mf, s, ref, qual, sink, rk)
+    return sink.edges

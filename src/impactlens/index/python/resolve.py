@@ -1870,7 +1870,7 @@ class _Sites(_Resolver):
             raw.extend(sink.edges)
             unresolved.extend(sink.unresolved)
         self._contexts(raw)
-        argflow.run_flows(self, raw, _Sites, flow_detail, R_INFERRED, R_EXACT)
+        argflow.run_flows(self, raw)
         self._structure(raw, unresolved, src_ids)
         raw.extend(disc.tests_edges(src_ids))
         # nodes

@@ -524,3 +524,48 @@ def test_inherited_code_evaluated_for_a_receiver_records_this_file_s_lines(make_
     incremental = dump(root)
     Project(root).index(full=True)
     assert dump(root) == incremental
+
+
+FLOW_BASE = {
+    "src/app/kinds.py": ("class A:\n    def go(self):\n        pass\n\n\n"
+                         "class B:\n    def go(self):\n        pass\n"),
+    "src/app/run.py": "def run(x):\n    return x.go()\n",
+    "src/app/main.py": "from app.kinds import A\nfrom app.run import run\n\nrun(A())\n",
+}
+# edits of a flow's caller (other argument), callee (body, annotation) and argument class
+FLOW_EDITS = [
+    ("src/app/main.py", "from app.kinds import B\nfrom app.run import run\n\nrun(B())\n"),
+    ("src/app/main.py", FLOW_BASE["src/app/main.py"]),
+    ("src/app/run.py", "def run(x):\n    y = x\n    return y.go()\n"),
+    ("src/app/run.py", "from app.kinds import B\n\n\ndef run(x: B):\n    return x.go()\n"),
+    ("src/app/run.py", FLOW_BASE["src/app/run.py"]),
+    ("src/app/kinds.py", "class A:\n    def go(self):\n        pass\n"),
+    ("src/app/kinds.py", FLOW_BASE["src/app/kinds.py"]),
+]
+
+
+def test_argument_flow_incremental_equals_full(make_repo):
+    """A flow's edges live in the caller's file but depend on the callee's and the
+    argument class's facts: every edit order gives what a full index gives."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
+                         suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.given(st.lists(st.sampled_from(range(len(FLOW_EDITS))), min_size=1,
+                               max_size=4))
+    def check(seq):
+        root = make_repo(FLOW_BASE)
+        Project(root).index()
+        for i in seq:
+            _apply(root, *FLOW_EDITS[i])
+            Project(root).index()
+        incremental = dump(root)
+        Project(root).index(full=True)
+        assert dump(root) == incremental
+
+    root = make_repo(FLOW_BASE)
+    Project(root).index()
+    calls = {(e[0], e[1]) for e in dump(root)["edges"] if e[2] == EdgeKind.CALL.value}
+    assert ("app.run.run", "app.kinds.A.go") in calls
+    check()

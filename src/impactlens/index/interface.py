@@ -45,8 +45,8 @@ from impactlens.index.python.facts import FUNCTION
 ALL = "ALL"
 # a function scope's body: what its statements bind, call, return. The rest (name, params,
 # flags, decorators, annotations, pytest marks) is its header.
-_BODY = frozenset({"binds", "byname", "final", "calls", "refs", "glob", "inst", "returns",
-                   "yields", "pcalls", "muts", "lreach"})
+_BODY = frozenset({"binds", "byname", "final", "calls", "refs", "prefs", "glob", "inst",
+                   "returns", "yields", "pcalls", "muts", "lreach"})
 _OWN = ("module", "path", "scopes")
 _SCOPE0_TRACKED = ("byname", "final", "binds", "muts")
 
@@ -229,7 +229,7 @@ def _lineless(field: str, value: Any) -> Any:
     """``value`` of a facts/scope ``field`` without its line numbers."""
     if field == "binds":  # (name, enc, line, end_line, kind)
         return [(b[0], b[1], b[4]) for b in value]
-    if field in ("calls", "refs"):  # (line, ...)
+    if field in ("calls", "refs", "prefs"):  # (line, ...)
         return [c[1:] for c in value]
     if field == "inst":  # name -> [(enc, line, end, scope)]
         return {k: [(e[0], e[3]) for e in v] for k, v in value.items()}

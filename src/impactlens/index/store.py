@@ -30,8 +30,9 @@ from impactlens.model import (
 
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
 # v8: commits.parents (root commits kept out of co-change); v9: interface keys name scopes
-# (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched)
-SCHEMA_VERSION = 10
+# (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched);
+# v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments
+SCHEMA_VERSION = 11
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

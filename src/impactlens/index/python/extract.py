@@ -116,7 +116,7 @@ _BUILTIN_DUNDER = {
     "format": "__format__",
 }
 # argument encodings that may carry a function ("def": a lambda written in place)
-_VALUE_TAGS = frozenset({"n", "a", "c", "sub", "def"})
+_VALUE_TAGS = frozenset({"n", "a", "c", "sub", "def", "sl"})
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 _ARG0_FUNCS = frozenset({
     "enumerate", "list", "sorted", "reversed", "tuple", "set", "frozenset", "iter", "next",
@@ -774,6 +774,14 @@ class _Extractor:
                     s2[neg[0]] = prev
                 else:
                     s2.pop(neg[0], None)
+        elif (narrow is not None and s1 is None and self.sc.kind == FUNCTION
+              and s0.get(narrow[0])):
+            # `if isinstance(x, A): return ...`: the rest sees x without A's instances
+            self.cur = dict(s0)
+            self.bind_temp(narrow[0], ("nisi", ("n", narrow[0], s0[narrow[0]]), narrow[1][1]),
+                           node.lineno)
+            s2 = self.cur
+            a2 = {narrow[0]}
         else:
             s2 = s0
             a2 = set()
@@ -1353,6 +1361,9 @@ class _Extractor:
                     if binds[b][1] is not P and binds[b][1] is not U:
                         self.sc.refs.append((node.lineno, enc, "r"))
                         break
+                else:  # only an argument flow (argflow.py) can type the parameter
+                    if any(binds[b][1] is P for b in breach):
+                        self.sc.prefs.append((node.lineno, enc, "r"))
             else:
                 self.sc.refs.append((node.lineno, enc, "r"))
         return enc

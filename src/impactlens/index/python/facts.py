@@ -26,6 +26,8 @@ Expression encodings (``enc``)::
     ("an", alts, sidx, v)   annotated: type alternatives ``alts`` evaluated in
                             scope ``sidx``; ``v`` the assigned value or None
     ("isi", encs)           narrowed by ``isinstance(x, encs)``: instance of any
+    ("nisi", enc, encs)     ``enc`` after ``if isinstance(x, encs): return``: no
+                            instance of those classes
     ("or", encs)            any of (``a or b``, ``a if c else b``)
     ("def", sidx)           the function defined by scope ``sidx``
     ("cls", sidx)           the class defined by scope ``sidx``
@@ -101,6 +103,9 @@ class Scope:
     final: dict[str, tuple[int, ...]] = field(default_factory=dict)  # reach at the end
     calls: list[CallSite] = field(default_factory=list)
     refs: list[Ref] = field(default_factory=list)
+    # reads of an unannotated parameter's attributes (``p.x``): resolved only under an
+    # argument flow (argflow.py), which may type the parameter
+    prefs: list[Ref] = field(default_factory=list)
     glob: frozenset[str] = frozenset()
     decos: tuple[str, ...] = ()  # dotted decorator texts
     flags: int = 0

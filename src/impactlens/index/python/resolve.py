@@ -47,10 +47,12 @@ import json
 from functools import lru_cache
 from typing import Any, Protocol
 
+from impactlens.index.python import argflow
 from impactlens.index.python.facts import (
     B_CLASS,
     B_DEF,
     B_IMPORT,
+    B_PARAM,
     CLASS,
     F_CLASSMETHOD,
     F_GENERATOR,
@@ -154,6 +156,11 @@ def recv_detail(detail: str, recv: str) -> str:
     return detail[:-1] + f',"recv":{json.dumps(recv)}}}' if detail else ""
 
 
+def flow_detail(detail: str) -> str:
+    """An edge that holds for the argument types a call in this file passes (argflow.py)."""
+    return detail[:-1] + ',"flow":true}' if detail else ""
+
+
 @lru_cache(maxsize=4)
 def use_detail(access: str) -> str:
     return json.dumps({"access": access}, separators=(",", ":"))
@@ -227,6 +234,14 @@ class _Resolver:
         self._ctxn: dict[tuple[Any, Any], set[str]] = {}
         self._selfsites: dict[tuple[str, int], tuple[list[Any], list[Any], set[str]]] = {}
         self.depth = 0
+        # argument flows (argflow.py): parameter values of the flow being evaluated
+        # ((module, function scope, name) -> values), the queue and its shared budget
+        self._pctx: dict[tuple[str, int, str], Items] = {}
+        self._flow_names: dict[tuple[str, int], frozenset[str]] = {}
+        self.flows: list[Any] = []
+        self.flow_seen: set[Any] = set()
+        self.flow_budget = [argflow.MAX_FLOWS]
+        self.flow_depth = 0
 
     # --------------------------------------------------------------- modules
     def mod(self, name: str) -> PyFileFacts | None:
@@ -432,6 +447,8 @@ class _Resolver:
                     elif t == "X" or t == "B":
                         out.append(XI)
             return out or [U_RECV], True
+        if tag == "nisi":
+            return self.ev_not_instance(mf, sidx, enc, recv)
         if tag == "clsp":
             return [("C", *(recv or (mf.module, enc[1])))], False
         if tag == "sup":
@@ -465,6 +482,18 @@ class _Resolver:
         if tag == "alias":
             return [("ALIAS", mf.module, enc[2], enc[1])], False
         return [U_RECV], False
+
+    def ev_not_instance(self, mf: PyFileFacts, sidx: int, enc: Enc,
+                        recv: Any) -> tuple[Items, bool]:
+        """``x`` after ``if isinstance(x, A): return``: x's values but A's instances."""
+        vals, inf = self.vals(mf, sidx, enc[1], recv)
+        excluded: set[tuple[str, int]] = set()
+        for e in enc[2]:
+            excluded.update((v[1], v[2]) for v in self.vals(mf, sidx, e, recv)[0] if v[0] == "C")
+        if not excluded:
+            return vals, inf
+        return [v for v in vals if v[0] != "I"
+                or excluded.isdisjoint(self.mro((v[1], v[2]))[0])], inf
 
     def _is_namespace_pkg(self, mf: PyFileFacts, top: str) -> bool:
         for _s, _l, full, _n, _a in mf.imports:
@@ -531,7 +560,9 @@ class _Resolver:
             try:
                 sc = mf.scopes[sidx]
                 bind = sc.binds[bid]
-                res = self.vals(mf, sidx, bind[1], recv)
+                flowed = self._pctx.get((mf.module, sidx, bind[0])) if (
+                    self._pctx and bind[4] == B_PARAM) else None
+                res = (flowed, True) if flowed else self.vals(mf, sidx, bind[1], recv)
                 if sc.muts and bind[0] in sc.muts:
                     mut = (mf.module, sidx, bind[0])
                     res = ([(*v[:5], mut) if v[0] in ("SL", "DL") else v for v in res[0]],
@@ -1445,6 +1476,8 @@ class _Sites(_Resolver):
                 if it[3]:
                     self._seed(tk, it[4], self._own_line(mf, line))
                 if fargs:
+                    argflow.note(self, mf, sidx, fargs, recv, tk, bool(it[3]), it[4], line)
+                if fargs:
                     self._passed_functions(mf, sidx, [(K_CALL, bool(it[3]), tk)], fargs, src,
                                            line, sink, recv)
                 return
@@ -1478,6 +1511,9 @@ class _Sites(_Resolver):
                 pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
                 if it[3]:
                     self._seed((it[1], it[2]), it[4], self._own_line(mf, line))
+                if fargs:
+                    argflow.note(self, mf, sidx, fargs, recv, (it[1], it[2]), bool(it[3]),
+                                 it[4], line)
                 if fid not in primaries:
                     primaries.append(fid)
             elif t == "C":
@@ -1489,6 +1525,9 @@ class _Sites(_Resolver):
                     pending.append((cid_, K_CALL, True, tk_))
                     if type(tk_) is tuple and type(tk_[1]) is int:
                         self._seed(tk_, (it[1], it[2]), self._own_line(mf, line))
+                        if fargs:
+                            argflow.note(self, mf, sidx, fargs, recv, tk_, True,
+                                         (it[1], it[2]), line)
             elif t == "I":
                 got, _ = self.class_attr((it[1], it[2]), "__call__", True)
                 inf = True
@@ -1776,6 +1815,7 @@ class _Sites(_Resolver):
                 if "r" in access:
                     sink.edges.append((src, gid, K_CALL, line, res,
                                        call_detail(0, (), False, False, True), (it[1], it[2])))
+                    self._seed((it[1], it[2]), it[3], line)  # the getter runs for recv
                 if "w" in access:
                     setter = gmf.scopes[it[2]].setter
                     tk = it[4] or (it[1], setter if setter >= 0 else it[2])
@@ -1833,6 +1873,7 @@ class _Sites(_Resolver):
             raw.extend(sink.edges)
             unresolved.extend(sink.unresolved)
         self._contexts(raw)
+        argflow.run_flows(self, raw)
         self._structure(raw, unresolved, src_ids)
         raw.extend(disc.tests_edges(src_ids))
         # nodes

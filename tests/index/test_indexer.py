@@ -112,18 +112,21 @@ def _apply(root, path, text):
         f.write_text(text)
 
 
-def test_incremental_equals_full_on_edit_sequences(make_repo, tmp_path_factory):
+def _incremental_equals_full(make_repo, base, edits, max_size):
+    """Property: after any sequence of ``edits`` (each followed by an incremental index) the
+    index equals a from-scratch one, and the row tally matches the tables."""
     hypothesis = pytest.importorskip("hypothesis")
     st = hypothesis.strategies
 
     @hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
                          suppress_health_check=list(hypothesis.HealthCheck))
-    @hypothesis.given(st.lists(st.sampled_from(range(len(EDITS))), min_size=1, max_size=5))
+    @hypothesis.given(st.lists(st.sampled_from(range(len(edits))), min_size=1,
+                               max_size=max_size))
     def check(seq):
-        root = make_repo(BASE)
+        root = make_repo(base)
         Project(root).index()
         for i in seq:
-            _apply(root, *EDITS[i])
+            _apply(root, *edits[i])
             Project(root).index()
         incremental = dump(root)
         tally = Project(root).store.counts()  # kept up to date by deltas, not COUNT(*)
@@ -134,6 +137,10 @@ def test_incremental_equals_full_on_edit_sequences(make_repo, tmp_path_factory):
         assert dump(root) == incremental
 
     check()
+
+
+def test_incremental_equals_full_on_edit_sequences(make_repo):
+    _incremental_equals_full(make_repo, BASE, EDITS, 5)
 
 
 def test_history_is_mined_only_when_head_moves(make_repo, monkeypatch):
@@ -547,25 +554,8 @@ FLOW_EDITS = [
 def test_argument_flow_incremental_equals_full(make_repo):
     """A flow's edges live in the caller's file but depend on the callee's and the
     argument class's facts: every edit order gives what a full index gives."""
-    hypothesis = pytest.importorskip("hypothesis")
-    st = hypothesis.strategies
-
-    @hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
-                         suppress_health_check=list(hypothesis.HealthCheck))
-    @hypothesis.given(st.lists(st.sampled_from(range(len(FLOW_EDITS))), min_size=1,
-                               max_size=4))
-    def check(seq):
-        root = make_repo(FLOW_BASE)
-        Project(root).index()
-        for i in seq:
-            _apply(root, *FLOW_EDITS[i])
-            Project(root).index()
-        incremental = dump(root)
-        Project(root).index(full=True)
-        assert dump(root) == incremental
-
     root = make_repo(FLOW_BASE)
     Project(root).index()
     calls = {(e[0], e[1]) for e in dump(root)["edges"] if e[2] == EdgeKind.CALL.value}
     assert ("app.run.run", "app.kinds.A.go") in calls
-    check()
+    _incremental_equals_full(make_repo, FLOW_BASE, FLOW_EDITS, 4)

@@ -132,6 +132,13 @@ class _Memo:
         grand = self.graph.out_edges_many(classes, contains)
         self.graph.nodes(e.dst for es in grand.values() for e in es if "::" in e.dst)
 
+    def tests_of(self, importer: str) -> list[str]:
+        """The tests an import by ``importer`` runs in: the test itself, or the tests of a
+        (test) module; nothing for a function or class importing inside its body."""
+        if self.is_test(importer):
+            return [importer]
+        return self.tests_under(importer) if self.is_module(importer) else []
+
     def tests_under(self, module: str) -> list[str]:
         """Tests defined in ``module``: its test functions and those of its classes.
         Only a module that looks like a test module is searched below its top level."""
@@ -225,11 +232,8 @@ def tests_for(graph: GraphView, sources: Iterable[str],
         mod = memo.module(x)
         for t in (x,) if mod is None or mod == x else (x, mod):
             for e in g.in_edges(t, _IMPORT):
-                if memo.is_test(e.src):
-                    hit(e.src, c, x, "IMPORTS")
-                elif memo.is_module(e.src):
-                    for test in memo.tests_under(e.src):
-                        hit(test, c, x, "IMPORTS")
+                for test in memo.tests_of(e.src):
+                    hit(test, c, x, "IMPORTS")
 
     while frontier:
         nxt = []
@@ -287,9 +291,7 @@ def _import_time_tests(memo: _Memo, modules: dict[str, tuple[float, str]]
         nxt: list[str] = []
         for m in level:
             for i in importers[m]:
-                tests = [i] if memo.is_test(i) else (
-                    memo.tests_under(i) if memo.is_module(i) else [])
-                for t in tests:
+                for t in memo.tests_of(i):
                     out.setdefault(t, origin[m])
                 if memo.is_module(i) and i not in origin:
                     origin[i] = origin[m]
@@ -346,7 +348,7 @@ def added_tests(graph: GraphView, change: AtomicChange, module: str,
     if change.kind in ("import", "field") and parent == module and module:
         importers = _importers(memo, [module])[module]
         for i in importers:
-            for t in [i] if memo.is_test(i) else memo.tests_under(i) if memo.is_module(i) else []:
+            for t in memo.tests_of(i):
                 hits.setdefault(t, _Hit(w["IMPORTS"], module, "IMPORTS"))
     elif change.kind == "method" and parent:
         base = _overridden(g, parent, leaf)

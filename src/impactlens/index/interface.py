@@ -249,12 +249,16 @@ def scope_names(scopes: Any) -> list[str]:
     quals = [sc.qual for sc in scopes]
     if len(set(quals)) == len(quals):  # the common case, and the hot path of a full index
         return quals
+    return [q if k == 0 else f"{q}#{k}" for q, k in zip(quals, _ranks(quals), strict=True)]
+
+
+def _ranks(names: list[str]) -> list[int]:
+    """For each name, how many times it occurred before it."""
     seen: dict[str, int] = {}
     out = []
-    for q in quals:
-        k = seen.get(q, 0)
-        seen[q] = k + 1
-        out.append(q if k == 0 else f"{q}#{k}")
+    for n in names:
+        out.append(seen.get(n, 0))
+        seen[n] = out[-1] + 1
     return out
 
 
@@ -276,12 +280,9 @@ class _Canon:
     def __init__(self, facts: Any) -> None:
         self.scopes = scope_names(facts.scopes)
         sc0 = facts.scopes[0]
-        seen: dict[str, int] = {}
-        self.binds0: list[str] = []  # module-level binding i → "name#rank"
-        for bind in sc0.binds:
-            k = seen.get(bind[0], 0)
-            seen[bind[0]] = k + 1
-            self.binds0.append(f"{bind[0]}#{k}")
+        names = [bind[0] for bind in sc0.binds]
+        # module-level binding i → "name#rank"
+        self.binds0 = [f"{n}#{k}" for n, k in zip(names, _ranks(names), strict=True)]
         self.lreach0 = sc0.lreach
 
     def enc(self, e: Any, where: int) -> Any:
@@ -338,9 +339,10 @@ class _Canon:
             return [(self.scopes[x[0]], *x[1:]) for x in value]
         return self.enc(value, 0)  # all_spec: names and module-level expressions
 
-    def scope(self, i: int, sc: Any, fields: Any = None) -> tuple[Any, ...]:
-        return tuple(self.field(sc, i, f, getattr(sc, f))
-                     for f in fields or type(sc).__slots__ if f not in _NO_LINE_SCOPE)
+    def scope(self, i: int, sc: Any) -> dict[str, Any]:
+        """Every field of scope ``i`` but its line numbers, in field order."""
+        return {f: self.field(sc, i, f, getattr(sc, f))
+                for f in type(sc).__slots__ if f not in _NO_LINE_SCOPE}
 
 
 def fingerprint(facts: Any) -> dict[str, str]:
@@ -351,7 +353,8 @@ def fingerprint(facts: Any) -> dict[str, str]:
         if field not in _OWN:
             out["A:" + field] = _digest(canon.facts_field(field, getattr(facts, field)))
     scopes = facts.scopes
-    out[ALL] = _digest((list(out.items()), [canon.scope(i, sc) for i, sc in enumerate(scopes)]))
+    values = [canon.scope(i, sc) for i, sc in enumerate(scopes)]  # once: ALL, S: and B: keys
+    out[ALL] = _digest((list(out.items()), [tuple(v.values()) for v in values]))
     sc0 = scopes[0]
     for field in type(sc0).__slots__:
         if field not in _SCOPE0_TRACKED and field not in _NO_LINE_SCOPE:
@@ -367,13 +370,12 @@ def fingerprint(facts: Any) -> dict[str, str]:
     for field in ("byname", "final", "muts"):
         out["K:" + field] = _digest(list(getattr(sc0, field)))
     for i in range(1, len(scopes)):
-        sc, name = scopes[i], canon.scopes[i]
-        if sc.kind != FUNCTION:
-            out["S:" + name] = _digest(canon.scope(i, sc))
+        v, name = values[i], canon.scopes[i]
+        if scopes[i].kind != FUNCTION:
+            out["S:" + name] = _digest(tuple(v.values()))
             continue
-        fields = type(sc).__slots__
-        out["S:" + name] = _digest(canon.scope(i, sc, [f for f in fields if f not in _BODY]))
-        out["B:" + name] = _digest(canon.scope(i, sc, [f for f in fields if f in _BODY]))
+        out["S:" + name] = _digest(tuple(x for f, x in v.items() if f not in _BODY))
+        out["B:" + name] = _digest(tuple(x for f, x in v.items() if f in _BODY))
     return out
 
 

@@ -108,5 +108,10 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
+    @property
+    def weighs_symbols(self) -> bool:
+        """Whether co-change weighs the edited definitions (so history mines them)."""
+        return self.cochange_symbol_weight != 1.0
+
 
 DEFAULT = Settings()

@@ -67,7 +67,9 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
     from impactlens.impact.cochange import edited_symbols
 
     paths = [f.path for f in change.files]
-    symbols = edited_symbols(change.files, project.module_of, project.settings)
+    settings = project.settings
+    symbols = (edited_symbols(change.files, project.module_of, settings)
+               if settings.weighs_symbols else None)  # σ = 1: no need to classify here
     got = fn(paths, task=change.task, as_of=change.as_of, symbols=symbols)
     if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], str):
         return got[0], got[1]

@@ -138,13 +138,9 @@ def _git_text(root: Path, *args: str) -> str:
 def _mode(settings: Settings, prefix: str) -> str:
     return json.dumps({"first_parent": bool(settings.history_first_parent),
                        "prefix": prefix, "max": settings.history_max_commits,
-                       "symbols": _wants_symbols(settings)}, sort_keys=True)
-
-
-def _wants_symbols(settings: Settings) -> bool:
-    """Whether the touched-definitions pass runs: only when co-change weighs them (a
-    change of the setting re-mines the history, as any change of the walk does)."""
-    return settings.cochange_symbol_weight != 1.0
+                       # the touched-definitions pass runs only when co-change weighs
+                       # them; a change of the setting re-mines, as any walk change does
+                       "symbols": settings.weighs_symbols}, sort_keys=True)
 
 
 def _shallow_boundary(root: Path) -> set[str]:
@@ -462,7 +458,7 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
         records = mine_commits(
             root, todo, first_parent=settings.history_first_parent, relative=relative,
             symbols_up_to=settings.history_max_files_per_commit
-            if _wants_symbols(settings) else None)
+            if settings.weighs_symbols else None)
         records = [
             CommitRecord(r.sha, r.author_time, r.message, 0, (), parents=0)
             if r.sha in boundary else r

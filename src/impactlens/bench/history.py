@@ -543,8 +543,10 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             )
             change = [FileChange(seed.file, case.before[seed.file], seed.seeded)]
             t1 = time.perf_counter()
+            symbols = (edited_symbols(change, proj.module_of, settings)
+                       if settings.weighs_symbols else None)  # as analyze does
             cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time,
-                                      symbols=edited_symbols(change, proj.module_of, settings))
+                                      symbols=symbols)
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})

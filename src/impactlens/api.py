@@ -81,9 +81,10 @@ class Project:
     def context(self, symbol: str) -> dict[str, Any]:
         return queries.context(self.store, self.resolve_symbol(symbol))
 
-    def export_callgraph(self, fmt: str = "json") -> Any:
-        """The whole call graph as ``json`` (dict), ``dot`` (str) or ``pycg`` (dict)."""
-        return queries.export_callgraph(self.store, fmt)
+    def export_callgraph(self, fmt: str = "json", world: str = "open") -> Any:
+        """The whole call graph as ``json`` (dict), ``dot`` (str) or ``pycg`` (dict);
+        ``world="closed"`` keeps only what receivers the program builds can reach."""
+        return queries.export_callgraph(self.store, fmt, world)
 
     def unresolved(self) -> list[UnresolvedSite]:
         return self.store.unresolved_sites()

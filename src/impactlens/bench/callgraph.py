@@ -10,7 +10,10 @@ tools never see the truth files), then each tool runs in a child process with a
 timeout:
 
 - ``impactlens``: ``Project(root).index()``, ``export_callgraph("pycg")`` and
-  ``unresolved()`` through the public API;
+  ``unresolved()`` through the public API — the open-world graph impact analysis uses;
+- ``impactlens-closed``: the same with ``export_callgraph("pycg", "closed")``, the
+  whole-program graph (``self.m()`` reaches only what the classes the program builds
+  give; index/closedworld.py);
 - ``pycg``: PyCG 0.0.8's CLI (``pycg --package ROOT ENTRY...``). Its wheel installs
   the package directory as ``PyCG`` while its code imports ``pycg``; a temporary
   directory holding a ``pycg`` symlink to the installed directory goes first on
@@ -82,7 +85,10 @@ CATEGORIES = (
     "dynamic",
 )
 DYNAMIC = "dynamic"
-TOOLS = ("impactlens", "pycg")
+TOOLS = ("impactlens", "impactlens-closed", "pycg")
+# impactlens's export per tool: the open-world graph impact analysis uses, and the
+# whole-program (closed-world) graph of ``export callgraph --world closed``
+_WORLDS = {"impactlens": "open", "impactlens-closed": "closed"}
 VIEWS = ("all", "nobuiltin", "internal")
 VIEW_TITLES = {
     "all": "all edges",
@@ -380,7 +386,7 @@ import json, sys
 from impactlens.api import Project
 p = Project(sys.argv[1])
 p.index(full=True)
-cg = p.export_callgraph("pycg")
+cg = p.export_callgraph("pycg", sys.argv[3])
 sites = [{"file": s.file, "line": s.line, "scope": s.scope, "reason": str(s.reason)}
          for s in p.unresolved() if str(s.reason) != "external"]  # calls out, not flags
 p.close()
@@ -389,13 +395,14 @@ with open(sys.argv[2], "w", encoding="utf-8") as fh:
 """
 
 
-def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S) -> ToolOutput:
+def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S,
+                   world: str = "open") -> ToolOutput:
     """impactlens through its public API, in a child process."""
 
     def go() -> ToolOutput:
         out_file = root.parent / "impactlens-callgraph.json"
-        _, err = _run_child([sys.executable, "-c", _IMPACTLENS_CHILD, str(root), str(out_file)],
-                            root, timeout)
+        _, err = _run_child([sys.executable, "-c", _IMPACTLENS_CHILD, str(root), str(out_file),
+                             world], root, timeout)
         if err:
             return ToolOutput(error=err)
         try:
@@ -419,9 +426,9 @@ def run_tool(tool: str, case: Case, timeout: float) -> ToolOutput:
         root = _copy_sources(case, Path(tmp))
         if tool == "pycg":
             return run_pycg(root, case.entry, timeout)
-        if tool == "impactlens":
+        if tool in _WORLDS:
             _git_init(root)
-            return run_impactlens(root, timeout)
+            return run_impactlens(root, timeout, _WORLDS[tool])
         raise BadInputError(f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
 
 

@@ -188,8 +188,12 @@ def export_group() -> None:
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "pycg"]), default="json",
               show_default=True)
-def export_callgraph_cmd(path: Path, fmt: str) -> None:
+@click.option("--world", type=click.Choice(["open", "closed"]), default="open",
+              show_default=True,
+              help="closed: a whole-program graph; a self.m() call reaches only what the "
+                   "classes the program builds give (open: what any subclass may).")
+def export_callgraph_cmd(path: Path, fmt: str, world: str) -> None:
     """The whole call graph of the repository at PATH."""
-    out = _fresh(path).export_callgraph(fmt)
+    out = _fresh(path).export_callgraph(fmt, world)
     text = out if isinstance(out, str) else json.dumps(out, indent=2) + "\n"
     click.echo(text, nl=False)

@@ -205,10 +205,23 @@ def context(store: Store, target: Node) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------- export
-def export_callgraph(store: Store, fmt: str) -> Any:
-    """The call graph as ``json`` (dict), ``dot`` (text) or ``pycg`` adjacency (dict)."""
+WORLDS = ("open", "closed")
+
+
+def export_callgraph(store: Store, fmt: str, world: str = "open") -> Any:
+    """The call graph as ``json`` (dict), ``dot`` (text) or ``pycg`` adjacency (dict).
+
+    ``world="closed"`` drops the edges that hold only for receivers the program never
+    builds (a whole-program graph; see index/closedworld.py)."""
+    if world not in WORLDS:
+        raise BadInputError(f"unknown world {world!r} (open, closed)")
     nodes = store.all_nodes(CALLABLE_KINDS)
     calls = store.all_edges(frozenset({EdgeKind.CALL}))
+    if world == "closed":
+        from impactlens.index.closedworld import edge_key, pruned_edges
+
+        drop = pruned_edges(store)
+        calls = [e for e in calls if edge_key(e) not in drop]
     if fmt == "pycg":
         external = store.unresolved_sites_where(reasons=[UnresolvedReason.EXTERNAL.value])
         return _pycg(nodes, calls, external)

@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import builtins
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -1475,6 +1477,8 @@ class _Sites(_Resolver):
                                    R_INFERRED if inf else R_EXACT, detail, tk))
                 if it[3]:
                     self._seed(tk, it[4], self._own_line(mf, line))
+                elif fargs:
+                    self._seed_unbound(mf, sidx, fargs, recv, tk, line)
                 if fargs:
                     argflow.note(self, mf, sidx, fargs, recv, tk, bool(it[3]), it[4], line)
                 if fargs:
@@ -1511,6 +1515,8 @@ class _Sites(_Resolver):
                 pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
                 if it[3]:
                     self._seed((it[1], it[2]), it[4], self._own_line(mf, line))
+                elif fargs:
+                    self._seed_unbound(mf, sidx, fargs, recv, (it[1], it[2]), line)
                 if fargs:
                     argflow.note(self, mf, sidx, fargs, recv, (it[1], it[2]), bool(it[3]),
                                  it[4], line)
@@ -1975,6 +1981,22 @@ class _Sites(_Resolver):
         if self._self_sites(tk[0], tk[1])[2] & self._ctx_names(recv, (tk[0], sc.cls)):
             self._ctx_todo.append((*key, line))
 
+    def _seed_unbound(self, mf: PyFileFacts, sidx: int, fargs: Any, recv: Any,
+                      tk: tuple[str, int], line: int) -> None:
+        """``Base.m(self, ...)``: an instance method called through its class runs on its
+        first argument, whose class may dispatch ``m``'s ``self`` sites differently."""
+        fmf = self.mod(tk[0])
+        if fmf is None:
+            return
+        fsc = fmf.scopes[tk[1]]
+        if fsc.cls < 0 or fsc.flags & (F_CLASSMETHOD | F_STATICMETHOD):
+            return
+        for pos, enc in fargs:
+            if pos == 0:
+                for v in self.vals(mf, sidx, enc, recv)[0]:
+                    if v[0] == "I":
+                        self._seed(tk, (v[1], v[2]), self._own_line(mf, line))
+
     def _contexts(self, raw: list[RawEdge]) -> None:
         """Inherited code run for a known receiver class ``R``: a ``self.m()`` site in an
         ancestor's method reaches what ``R``'s MRO gives (``Base.hello → Left.greet`` when
@@ -2171,5 +2193,13 @@ _RECURSION = 12_000
 
 def resolve_file(facts: PyFileFacts, lookup: ModuleLookup) -> FileResolution:
     """Nodes, edges and unresolved sites of one file (pure given facts and lookup)."""
+    with resolver(facts, lookup) as r:
+        return r.run()
+
+
+@contextmanager
+def resolver(facts: PyFileFacts, lookup: ModuleLookup) -> Iterator[_Sites]:
+    """The resolver of one file, for passes that ask it more than :func:`resolve_file`
+    does (index/closedworld.py evaluates methods under chosen receiver classes)."""
     with recursion_limit_at_least(_RECURSION), gc_paused():
-        return _Sites(facts, lookup).run()
+        yield _Sites(facts, lookup)

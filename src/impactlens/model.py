@@ -365,10 +365,16 @@ class TriageEntry:
     bucket: Bucket
     distance: int = 0
     hard: bool = True
+    # task-text relevance of the entry's file (impact/taskrel.py): orders entries within
+    # a bucket beside ``conf``; 0 when the task names nothing of the file
+    relevance: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"entity": self.entity, "file": self.file, "conf": self.conf,
-                "reason": self.reason}
+        out: dict[str, object] = {"entity": self.entity, "file": self.file, "conf": self.conf,
+                                  "reason": self.reason}
+        if self.relevance:
+            out["task_relevance"] = self.relevance
+        return out
 
 
 @dataclass(frozen=True, slots=True)

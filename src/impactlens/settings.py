@@ -82,6 +82,10 @@ class Settings:
     cochange_min: float = 0.3
     test_min: float = 0.56  # TEST_MIN for the MAY-IMPACT test condition (§3.7)
     lex_min: float = 0.1
+    # entries within a bucket are ordered by conf + this · the task text's relevance to
+    # their file (impact/taskrel.py; 0 = by conf alone). 1.0 chosen on the development
+    # repos (itsdangerous, markupsafe, pyflakes, flask), part of the "lexical" channel
+    task_relevance_weight: float = 1.0
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32

@@ -431,16 +431,19 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 def stage_predictions(result: Any, seed_file: str, seed_entity: str,
                       symbol_ids: set[str], partners: Sequence[tuple[str, float]] = (),
+                      settings: Settings = DEFAULT,
                       ) -> tuple[list[str], list[str], list[str]]:
     """(ranked files, ranked symbols, validation test ids) of an ImpactResult.
     ``partners`` = the seed file's co-change candidates in the channel's order."""
+    from impactlens.impact.triage import order_score
+
     tri = result.triage
-    # equal confidence: the co-change channel's own order (more shared commits, more lines
-    # churned) before the name, so a tie is not decided alphabetically
+    # the stage's own order within a bucket; a tie goes to the co-change channel's own order
+    # (more shared commits, more lines churned) before the name, not the alphabet
     order = {g: i for i, (g, _) in enumerate(partners)}
 
     def key(e: Any) -> tuple[float, int, str]:
-        return (-e.conf, order.get(e.file, len(order)), e.entity)
+        return (-order_score(e, settings), order.get(e.file, len(order)), e.entity)
 
     entries = [*sorted(tri.must_inspect, key=key), *sorted(tri.may_impact, key=key)]
     files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
@@ -555,10 +558,11 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 res = run_pipeline(
                     store, change, module_of=proj.module_of,
                     co_change=cc if "cochange" in chans else {},
-                    co_change_note=note, unresolved=store.unresolved_sites(), settings=s,
+                    co_change_note=note, unresolved=store.unresolved_sites(),
+                    task=case.message, settings=s,
                 )
                 files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,
-                                                       cc.get(seed.file, ()))
+                                                       cc.get(seed.file, ()), s)
                 methods[name] = MethodRun(files, syms, tests)
             t_stage = (time.perf_counter() - t1) / len(variants)
             # baselines

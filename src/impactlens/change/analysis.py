@@ -89,6 +89,7 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         co_change=co_change,
         co_change_note=note,
         unresolved=relevant_unresolved(project, graph, change),
+        task=change.task or "",
         settings=project.settings,
     )
 

@@ -20,6 +20,7 @@ from impactlens.impact.graphcache import cached
 from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
 from impactlens.impact.relations import select_relations
+from impactlens.impact.taskrel import relevance
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
 from impactlens.impact.walk import walk
 from impactlens.model import (
@@ -45,6 +46,7 @@ def run_pipeline(
     co_change: Mapping[str, Sequence[tuple[str, float]]] = {},
     co_change_note: str = "",
     unresolved: Sequence[UnresolvedSite] = (),
+    task: str = "",
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
     graph = cached(graph)  # one memo for every stage of this run
@@ -95,6 +97,9 @@ def run_pipeline(
 
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
+    if task and "lexical" in channels and settings.task_relevance_weight:
+        files = {e.file for e in (*tri.must_inspect, *tri.may_impact) if e.file}
+        tri = triage_stage.by_relevance(tri, relevance(graph, task, files), settings)
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}

@@ -444,6 +444,25 @@ def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
     return sorted(entries, key=lambda e: (_RANK[e.bucket], -e.conf, e.distance, e.entity))
 
 
+def order_score(e: TriageEntry, settings: Settings = DEFAULT) -> float:
+    """What orders entries within a bucket: the confidence, raised by the task text's
+    relevance to the entry's file (impact/taskrel.py)."""
+    return e.conf + settings.task_relevance_weight * e.relevance
+
+
+def by_relevance(tri: Triage, relevance: Mapping[str, float],
+                 settings: Settings = DEFAULT) -> Triage:
+    """``tri`` with each MUST/MAY entry's file relevance set and each of those buckets
+    ordered by :func:`order_score` (buckets and confidences unchanged)."""
+    def reorder(entries: Sequence[TriageEntry]) -> tuple[TriageEntry, ...]:
+        got = [replace(e, relevance=relevance.get(e.file, 0.0)) for e in entries]
+        return tuple(sorted(got, key=lambda e: (-order_score(e, settings), e.distance,
+                                                e.entity)))
+
+    return replace(tri, must_inspect=reorder(tri.must_inspect),
+                   may_impact=reorder(tri.may_impact))
+
+
 def merge(entries: Iterable[TriageEntry]) -> Triage:
     """Composite union: one entry per entity with the strongest bucket, the highest
     confidence, the nearest distance and the union of the causes."""

@@ -314,3 +314,31 @@ def test_prefiltered_unresolved_sites_give_the_same_result(make_repo, old, new):
                             settings=p.settings)
         assert len(relevant_unresolved(p, graph, change)) <= len(p.store.unresolved_sites())
     assert full.impact_json() == some.impact_json()
+
+
+def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
+    """Two files co-changed with core.py equally often; the task names what one defines."""
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def run(x):\n    return x\n",
+        "pkg/alpha.py": "def render_table(rows):\n    return rows\n",
+        "pkg/beta.py": "class MissingCommandError(Exception):\n    pass\n",
+    })
+    for i in range(2):
+        git_commit(root, {"pkg/core.py": f"def run(x):\n    return x + {i}\n",
+                          "pkg/alpha.py": f"def render_table(rows):\n    return rows[{i}:]\n",
+                          "pkg/beta.py": f"class MissingCommandError(Exception):\n    n = {i}\n"},
+                   f"change {i}")
+    text = (root / "pkg/core.py").read_text(encoding="utf-8")
+    p = Project(root)
+    p.index()
+
+    def order(task: str) -> list[str]:
+        res = p.analyze_before_after("pkg/core.py", text, text.replace("x + 1", "x + 2"),
+                                     task=task)
+        return [e.file for e in res.triage.may_impact if e.file in ("pkg/alpha.py",
+                                                                     "pkg/beta.py")]
+
+    assert order("") == ["pkg/alpha.py", "pkg/beta.py"]  # a tie: by name
+    assert order("raise a missing command error") == ["pkg/beta.py", "pkg/alpha.py"]
+    assert order("render the table wider") == ["pkg/alpha.py", "pkg/beta.py"]

@@ -7,11 +7,13 @@ separate question. A co-change partner list is much the same for every edit of a
 edit), while the task text names what this edit is for ("add a NoSuchCommand
 exception", "support show_default in prompts").
 
-``relevance(f)`` is Okapi BM25 (``rank_bm25``) of the task text against ``f``'s identifiers
-— the identifier tokens the index keeps for each definition of ``f`` (its name,
-signature, the names it uses) — with the candidate files as the corpus, divided by the
-best candidate's score: a value in [0, 1], 4 decimals, absent when the task shares no
-term with any candidate. Within MUST-INSPECT and within MAY-IMPACT, entries are ordered
+``relevance(f)`` is BM25+ (``rank_bm25.BM25Plus``: its IDF ``log((N + 1) / n)`` stays
+positive in a corpus of a few files, where Okapi's gives 0 to a term half the files
+share), less the constant it credits a file for the query terms the file lacks, of the
+task text against ``f``'s identifiers — the identifier tokens the index
+keeps for each definition of ``f`` (its name, signature, the names it uses) — with the
+candidate files as the corpus, divided by the best candidate's score: a value in
+[0, 1], 4 decimals, absent when the task shares no term with any candidate. Within MUST-INSPECT and within MAY-IMPACT, entries are ordered
 by ``conf + settings.task_relevance_weight · relevance`` (the reported ``conf`` is
 unchanged; buckets never change). Deterministic; no model.
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rank_bm25 import BM25Okapi
+from rank_bm25 import BM25Plus
 
 from impactlens.impact.cochange import tokenize
 from impactlens.model import GraphView
@@ -38,14 +40,17 @@ def relevance(graph: GraphView, task: str, files: Iterable[str]) -> dict[str, fl
     paths = sorted(set(files))
     if not query or len(paths) < 2:
         return {}
-    docs = [_document(graph, p) for p in paths]
-    scores = BM25Okapi(docs).get_scores(query)
+    bm25 = BM25Plus([_document(graph, p) for p in paths])
+    # BM25+ credits every document δ·idf for each query term it lacks: the same for all,
+    # so it is taken off, and a file sharing no term with the task scores 0
+    floor = bm25.delta * sum(bm25.idf.get(q, 0.0) for q in query)
+    scores = [max(0.0, s - floor) for s in bm25.get_scores(query)]
     top = max(scores)
-    if top <= 0:
+    if top <= 1e-9:
         return {}
-    return {p: round(s / top, 4) for p, s in zip(paths, scores, strict=True) if s > 0}
+    return {p: round(s / top, 4) for p, s in zip(paths, scores, strict=True) if s > 1e-9}
 
 
 def _document(graph: GraphView, path: str) -> list[str]:
     words = tokenize(" ".join(t for n in graph.nodes_in_file(path) for t in n.ids))
-    return words or ["_"]  # BM25Okapi divides by document length
+    return words or ["_"]  # BM25 divides by document length

@@ -39,72 +39,83 @@ _PRUNABLE = frozenset({EdgeKind.CALL.value, EdgeKind.INSTANTIATE.value})
 def pruned_edges(store: Store) -> set[EdgeKey]:
     """The edges of the stored (open-world) graph that hold for no receiver the
     program builds, keyed as :func:`edge_key` keys them."""
-    from impactlens.index.indexer import _Lookup
-    from impactlens.index.python.facts import F_CLASSMETHOD, F_STATICMETHOD
-    from impactlens.index.python.resolve import resolver
-
-    edges = store.all_edges(frozenset({EdgeKind.CALL, EdgeKind.INSTANTIATE, EdgeKind.USE,
-                                       EdgeKind.INHERIT}))
-    built, subclasses, calls_out = _class_facts(store, edges)
-    candidates: dict[str, list[tuple[str, str]]] = defaultdict(list)  # file -> (method, class)
-    for n in store.all_nodes({NodeKind.METHOD}):
-        if n.parent and n.parent not in built and _built_below(n.parent, subclasses, built):
-            candidates[n.file].append((n.id, n.parent))
-    lookup = _Lookup({}, store, store.module_paths())
-    class_file = {n.id: n.file for n in store.all_nodes({NodeKind.CLASS})}
-    keys: dict[str, dict[str, tuple[str, int]]] = {}  # file -> class qualname -> key
-
-    def key_of(cls: str) -> tuple[str, int] | None:
-        path = class_file.get(cls)
-        if path is None:
-            return None
-        if path not in keys:
-            facts = lookup.path(path, record=False)
-            keys[path] = {} if facts is None else _class_keys(facts)
-        return keys[path].get(cls)
-
-    drop: set[EdgeKey] = set()
-    for path in sorted(candidates):
-        facts = lookup.path(path, record=False)
-        if facts is None:
-            continue
-        sidx_of = {sc.qual: i for i, sc in enumerate(facts.scopes)}
-        with resolver(facts, lookup) as r:
-            for qual, cls in candidates[path]:
-                m = sidx_of.get(qual)
-                ck = key_of(cls)
-                if m is None or ck is None:
-                    continue
-                sc = facts.scopes[m]
-                if sc.flags & (F_CLASSMETHOD | F_STATICMETHOD) or sc.selfs == ((), ()):
-                    continue
-                below = [key_of(c) for c in _built_below(cls, subclasses, built)]
-                for dst, kind, line in _unjustified(r, facts.module, m, qual, ck, below,
-                                                    calls_out):
-                    drop.add((qual, dst, kind, path, line))
-    return drop
+    return _Pruner(store).run()
 
 
 def edge_key(e: Edge) -> EdgeKey:
     return (e.src, e.dst, e.kind.value, e.file, e.line)
 
 
-def _class_facts(store: Store, edges: list[Edge]) -> tuple[
-        set[str], dict[str, set[str]], dict[str, set[str]]]:
-    """Built classes (instantiated, referred to, or holding tests), direct subclasses
-    per class, and call targets per caller."""
-    built: set[str] = set()
-    subclasses: dict[str, set[str]] = defaultdict(set)
-    calls_out: dict[str, set[str]] = defaultdict(set)
-    for e in edges:
-        if e.kind is EdgeKind.INHERIT:
-            subclasses[e.dst].add(e.src)
-        elif e.kind is EdgeKind.CALL:
-            calls_out[e.src].add(e.dst)
-        else:  # instantiate, or a reference as a value (USE of a non-class is harmless)
-            built.add(e.dst)
-    built.update(n.parent for n in store.all_nodes({NodeKind.TEST}) if n.parent)
-    return built, subclasses, calls_out
+class _Pruner:
+    """The whole-graph facts the pass needs, and the pass itself."""
+
+    def __init__(self, store: Store) -> None:
+        from impactlens.index.indexer import _Lookup
+
+        self.store = store
+        self.built: set[str] = set()  # instantiated, referred to, or holding tests
+        self.subclasses: dict[str, set[str]] = defaultdict(set)  # direct ones
+        self.calls_out: dict[str, set[str]] = defaultdict(set)
+        for e in store.all_edges(frozenset({EdgeKind.CALL, EdgeKind.INSTANTIATE,
+                                            EdgeKind.USE, EdgeKind.INHERIT})):
+            if e.kind is EdgeKind.INHERIT:
+                self.subclasses[e.dst].add(e.src)
+            elif e.kind is EdgeKind.CALL:
+                self.calls_out[e.src].add(e.dst)
+            else:  # instantiated, or a value (a USE of a non-class is harmless)
+                self.built.add(e.dst)
+        self.built.update(n.parent for n in store.all_nodes({NodeKind.TEST}) if n.parent)
+        self.lookup = _Lookup({}, store, store.module_paths())
+        self._class_file = {n.id: n.file for n in store.all_nodes({NodeKind.CLASS})}
+        self._keys: dict[str, dict[str, tuple[str, int]]] = {}  # file -> class -> key
+
+    def run(self) -> set[EdgeKey]:
+        from impactlens.index.python.resolve import resolver
+
+        by_file: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (method, class)
+        for n in self.store.all_nodes({NodeKind.METHOD}):
+            if n.parent and n.parent not in self.built and self.built_below(n.parent):
+                by_file[n.file].append((n.id, n.parent))
+        drop: set[EdgeKey] = set()
+        for path in sorted(by_file):
+            facts = self.lookup.path(path, record=False)
+            if facts is None:
+                continue
+            sidx_of = {sc.qual: i for i, sc in enumerate(facts.scopes)}
+            with resolver(facts, self.lookup) as r:
+                for qual, cls in by_file[path]:
+                    m = sidx_of.get(qual)
+                    if m is not None and _dispatches_on_self(facts.scopes[m]):
+                        drop.update((qual, dst, kind, path, line)
+                                    for dst, kind, line in self.unjustified(r, m, qual, cls))
+        return drop
+
+    def unjustified(self, r: Any, m: int, qual: str, cls: str) -> set[tuple[str, str, int]]:
+        ck = self.key_of(cls)
+        if ck is None:
+            return set()
+        below = [self.key_of(c) for c in self.built_below(cls)]
+        return _unjustified(r, r.facts.module, m, qual, ck, below, self.calls_out)
+
+    def built_below(self, cls: str) -> list[str]:
+        return _built_below(cls, self.subclasses, self.built)
+
+    def key_of(self, cls: str) -> tuple[str, int] | None:
+        """(module, scope index) of the class ``cls`` (a qualname)."""
+        path = self._class_file.get(cls)
+        if path is None:
+            return None
+        if path not in self._keys:
+            facts = self.lookup.path(path, record=False)
+            self._keys[path] = {} if facts is None else _class_keys(facts)
+        return self._keys[path].get(cls)
+
+
+def _dispatches_on_self(sc: Any) -> bool:
+    """An instance method with sites whose target depends on ``self``'s class."""
+    from impactlens.index.python.facts import F_CLASSMETHOD, F_STATICMETHOD
+
+    return not sc.flags & (F_CLASSMETHOD | F_STATICMETHOD) and sc.selfs != ((), ())
 
 
 def _built_below(cls: str, subclasses: dict[str, set[str]], built: set[str]) -> list[str]:
@@ -130,14 +141,14 @@ def _unjustified(r: Any, module: str, m: int, qual: str, ck: tuple[str, int],
                  calls_out: dict[str, set[str]]) -> set[tuple[str, str, int]]:
     """(dst, kind, line) of method ``m``'s open-world edges that no built receiver gives."""
     name = qual.rpartition(".")[2]
-    names = r._self_sites(module, m)[2]
+    names = r.self_sites(module, m)[2]
     receivers = []
     for tk in below:
         if tk is None:
             return set()  # a receiver we cannot evaluate: keep everything
         if not _runs_on(r, tk, name, qual, calls_out):
             continue
-        if not names & r._ctx_names(tk, ck):
+        if not names & r.ctx_names(tk, ck):
             return set()  # this receiver's lookups equal the open-world ones
         receivers.append(tk)
     if not receivers:

@@ -1978,7 +1978,7 @@ class _Sites(_Resolver):
         # methods its self sites reach with its class)
         if (tk[0], sc.cls) == recv or sc.selfs == ((), ()) or len(self.mro(recv)[0]) < 2:
             return
-        if self._self_sites(tk[0], tk[1])[2] & self._ctx_names(recv, (tk[0], sc.cls)):
+        if self.self_sites(tk[0], tk[1])[2] & self.ctx_names(recv, (tk[0], sc.cls)):
             self._ctx_todo.append((*key, line))
 
     def _seed_unbound(self, mf: PyFileFacts, sidx: int, fargs: Any, recv: Any,
@@ -2020,8 +2020,8 @@ class _Sites(_Resolver):
             amf = self.mod(mod)
             if amf is None or amf.scopes[m].cls < 0:
                 continue
-            calls, refs, _attrs = self._self_sites(mod, m)
-            names = self._ctx_names(rk, (mod, amf.scopes[m].cls))
+            calls, refs, _attrs = self.self_sites(mod, m)
+            names = self.ctx_names(rk, (mod, amf.scopes[m].cls))
             src = amf.scopes[m].qual
             base, sub_ = _Sink(), _Sink()
             for attr, site in calls:
@@ -2052,7 +2052,7 @@ class _Sites(_Resolver):
                     continue
                 raw.append((e[0], e[1], e[2], at, R_INFERRED, recv_detail(e[5], rid), e[6]))
 
-    def _ctx_names(self, rk: tuple[str, int], ak: tuple[str, int]) -> set[str]:
+    def ctx_names(self, rk: tuple[str, int], ak: tuple[str, int]) -> set[str]:
         """Names defined by the classes of ``rk``'s MRO outside ``ak``'s own MRO: the only
         attributes whose lookup can differ between the two."""
         got = self._ctxn.get((rk, ak))
@@ -2071,7 +2071,7 @@ class _Sites(_Resolver):
             return set()
         return set(mf.scopes[ck[1]].byname)  # class-level names: methods, properties...
 
-    def _self_sites(self, modname: str, m: int) -> tuple[list[Any], list[Any], set[str]]:
+    def self_sites(self, modname: str, m: int) -> tuple[list[Any], list[Any], set[str]]:
         """(attr, site) of a method's calls and references whose target depends on the
         runtime class of ``self``/``cls`` (found by the extractor), and their attributes."""
         key = (modname, m)

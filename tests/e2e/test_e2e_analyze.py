@@ -342,3 +342,29 @@ def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
     assert order("") == ["pkg/alpha.py", "pkg/beta.py"]  # a tie: by name
     assert order("raise a missing command error") == ["pkg/beta.py", "pkg/alpha.py"]
     assert order("render the table wider") == ["pkg/alpha.py", "pkg/beta.py"]
+
+
+def test_a_call_the_callee_does_not_accept_yet_is_a_forward_obligation(make_repo):
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/util.py": "def fmt(value):\n    return str(value)\n\n\ndef pad(s, n=2):\n"
+                       "    return s.rjust(n)\n",
+        "pkg/core.py": "from pkg.util import fmt, pad\n\n\ndef run(x):\n    return fmt(x)\n\n\n"
+                       "def local(a):\n    return a\n",
+    })
+    p = Project(root)
+    p.index()
+    before = (root / "pkg/core.py").read_text(encoding="utf-8")
+
+    def must(new_body: str) -> list[tuple[str, str]]:
+        after = before.replace("    return fmt(x)\n", new_body)
+        res = p.analyze_before_after("pkg/core.py", before, after)
+        return [(e.entity, e.reason) for e in res.triage.must_inspect]
+
+    got = must("    return pad(fmt(x, width=3), n=4)\n")
+    assert [e for e, _ in got] == ["pkg.util.fmt"]
+    assert "pkg/core.py:5" in got[0][1] and "width" in got[0][1]
+    # calls that bind oblige nothing
+    assert must("    return pad(fmt(x), 4) + local(1)\n") == []
+    # nor does one into a file the edit changes (it may change the callee too)
+    assert must("    return local(fmt(x), 2)\n") == []

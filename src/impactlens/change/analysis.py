@@ -78,10 +78,12 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
 
 def analyze(project: Project, change: ProposedChange) -> ImpactResult:
     """Run the impact pipeline on ``change`` against ``project``'s (fresh) index."""
+    from impactlens.change.written import written_calls
     from impactlens.impact.pipeline import run_pipeline
 
     co_change, note = _co_change(project, change)
     graph = before_graph(project, change)
+    written = written_calls(project.store, change.files, project.module_of)
     return run_pipeline(
         graph,
         change.files,
@@ -90,6 +92,7 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         co_change_note=note,
         unresolved=relevant_unresolved(project, graph, change),
         task=change.task or "",
+        written=written,
         settings=project.settings,
     )
 

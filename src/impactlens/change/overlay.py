@@ -31,7 +31,21 @@ if TYPE_CHECKING:
     from impactlens.change.inputs import ProposedChange
     from impactlens.index.store import Store
 
-__all__ = ["OverlayGraph", "defined_names", "overlay_for"]
+__all__ = ["OverlayGraph", "defined_names", "overlay_for", "text_facts"]
+
+
+def text_facts(path: str, text: str, module: str) -> Any:
+    """The index's facts of ``text`` as the file ``path`` (module ``module``), or ``None``
+    when it does not parse."""
+    from impactlens.index import discover
+    from impactlens.index.python import extract_file
+
+    is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
+    try:
+        return extract_file(path, text.encode("utf-8", "surrogateescape"), module,
+                            discover.is_test_file(path), is_pkg)
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 def defined_names(text: str | None) -> frozenset[str] | None:
@@ -154,12 +168,9 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
     """The before-state overlay, or ``None`` when the store already serves (see module doc)."""
     if not needs_overlay(change):
         return None
-    try:
-        from impactlens.index import discover
-        from impactlens.index.indexer import _Lookup, readers_of_change
-        from impactlens.index.python import extract_file, resolve_file
-    except ImportError:  # pragma: no cover - the resolver is not built
-        return None
+    from impactlens.index.indexer import _Lookup, readers_of_change
+    from impactlens.index.python import resolve_file
+
     store = project.store
     module_paths = dict(store.module_paths())
     by_path: dict[str, Any] = {}
@@ -175,12 +186,7 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
             if module_paths.get(module) == f.path:
                 del module_paths[module]
             continue
-        is_pkg = f.path.endswith("/__init__.py") or f.path == "__init__.py"
-        try:
-            facts = extract_file(f.path, f.before.encode("utf-8", "surrogateescape"), module,
-                                 discover.is_test_file(f.path), is_pkg)
-        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
-            facts = None
+        facts = text_facts(f.path, f.before, module)
         by_path[f.path] = facts
         module_paths.setdefault(module, f.path)
         to_resolve.add(f.path)

@@ -27,6 +27,7 @@ from impactlens.model import (
     AtomicChange,
     ChangeImpact,
     ChangeType,
+    Edge,
     FileChange,
     GraphView,
     ImpactResult,
@@ -36,7 +37,7 @@ from impactlens.model import (
 )
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["FileChange", "run_pipeline"]
+__all__ = ["FileChange", "changed_lines", "run_pipeline"]
 
 def run_pipeline(
     graph: GraphView,
@@ -47,6 +48,7 @@ def run_pipeline(
     co_change_note: str = "",
     unresolved: Sequence[UnresolvedSite] = (),
     task: str = "",
+    written: Sequence[Edge] = (),
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
     graph = cached(graph)  # one memo for every stage of this run
@@ -56,7 +58,7 @@ def run_pipeline(
     edited: dict[str, frozenset[int]] = {}
     for f in files:
         atomic.extend(classify(f.before, f.after, f.path, modules[f.path], settings))
-        edited[f.path] = _changed_before_lines(f.before, f.after)
+        edited[f.path] = changed_lines(f.before, f.after)[0]
     atomic = sorted(cap_changes(atomic, settings.max_atomic_changes),
                     key=lambda c: (c.file, c.line_range, c.entity, c.change_type.value))
     channels = settings.channels
@@ -95,6 +97,9 @@ def run_pipeline(
         per_entries.extend(entries)
         per.append(ChangeImpact(ch, result, tuple(entries), tuple(ranked)))
 
+    if "walk" in channels:  # the calls the edit writes, checked against their callees
+        per_entries.extend(triage_stage.forward_entries(graph, written, edited_files,
+                                                        settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if task and "lexical" in channels and settings.task_relevance_weight:
@@ -144,18 +149,22 @@ def graph_id(graph: GraphView, change: AtomicChange, module: str) -> str:
     return change.entity
 
 
-def _changed_before_lines(before: str | None, after: str | None) -> frozenset[int]:
-    if before is None:
-        return frozenset()
-    a = before.splitlines()
-    if after is None:
-        return frozenset(range(1, len(a) + 1))
-    out: set[int] = set()
-    sm = difflib.SequenceMatcher(None, a, after.splitlines(), autojunk=False)
-    for tag, i1, i2, _, _ in sm.get_opcodes():
+def changed_lines(before: str | None, after: str | None
+                  ) -> tuple[frozenset[int], frozenset[int]]:
+    """(lines of ``before`` the edit removed or replaced, lines of ``after`` it wrote),
+    1-based; a side that is absent has none, a side facing an absent one is all changed."""
+    a = before.splitlines() if before is not None else []
+    b = after.splitlines() if after is not None else []
+    if before is None or after is None:
+        return frozenset(range(1, len(a) + 1)), frozenset(range(1, len(b) + 1))
+    old: set[int] = set()
+    new: set[int] = set()
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag != "equal":
-            out.update(range(i1 + 1, i2 + 1))
-    return frozenset(out)
+            old.update(range(i1 + 1, i2 + 1))
+            new.update(range(j1 + 1, j2 + 1))
+    return frozenset(old), frozenset(new)
 
 
 def _co_change(raw: Mapping[str, Sequence[tuple[str, float]]],

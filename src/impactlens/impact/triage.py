@@ -440,6 +440,33 @@ def triage(
     return sort_entries(out)
 
 
+def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Iterable[str],
+                    settings: Settings = DEFAULT) -> list[TriageEntry]:
+    """MUST-INSPECT for each function the edit now calls with arguments its current
+    signature does not accept (``calls``: the call edges at the lines the edit wrote,
+    change/written.py) — the callee must change too, or the call is wrong. Callees in the
+    edited files are left out (the edit already changes them), as are uncheckable sites
+    and ambiguous targets."""
+    edited = set(edited_files)
+    out: list[TriageEntry] = []
+    for e in sorted(calls, key=lambda e: (e.file, e.line, e.dst, e.detail)):
+        callee = graph.node(e.dst)
+        if (callee is None or callee.file in edited or e.resolution is Resolution.AMBIGUOUS
+                or callee.kind not in (NodeKind.FUNCTION, NodeKind.METHOD)):
+            continue
+        params = node_params(callee)
+        if params is None:
+            continue
+        ok, why = bind(params, e.detail)
+        if ok is False:
+            out.append(TriageEntry(
+                entity=callee.id, file=callee.file, conf=settings.must_min, bucket=Bucket.MUST,
+                distance=1, reason=(f"the edit calls it at {e.file}:{e.line} with arguments "
+                                    f"its signature does not accept ({why}): change it too, "
+                                    "or the call")))
+    return out
+
+
 def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
     return sorted(entries, key=lambda e: (_RANK[e.bucket], -e.conf, e.distance, e.entity))
 

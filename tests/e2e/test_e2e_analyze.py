@@ -368,3 +368,27 @@ def test_a_call_the_callee_does_not_accept_yet_is_a_forward_obligation(make_repo
     assert must("    return pad(fmt(x), 4) + local(1)\n") == []
     # nor does one into a file the edit changes (it may change the callee too)
     assert must("    return local(fmt(x), 2)\n") == []
+
+
+def test_removing_the_last_call_of_a_private_helper_reports_it_unused(make_repo):
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/util.py": "def _legacy(x):\n    return x\n\n\ndef _shared(x):\n    return x\n\n\n"
+                       "def public(x):\n    return x\n",
+        "pkg/core.py": "from pkg.util import _legacy, _shared, public\n\n\ndef run(x):\n"
+                       "    return _legacy(x) + _shared(x) + public(x)\n",
+        "pkg/other.py": "from pkg.util import _shared\n\n\ndef go(x):\n    return _shared(x)\n",
+    })
+    p = Project(root)
+    p.index()
+    before = (root / "pkg/core.py").read_text(encoding="utf-8")
+    after = before.replace("_legacy(x) + _shared(x) + public(x)", "x")
+    res = p.analyze_before_after("pkg/core.py", before, after)
+    orphans = [e for e in res.triage.may_impact if "now unused" in e.reason]
+    # _shared is still called elsewhere; public may be the API: only _legacy is reported
+    assert [e.entity for e in orphans] == ["pkg.util._legacy"]
+    assert "pkg/core.py:5" in orphans[0].reason
+    # rewriting the line but still calling it is no removal
+    kept = before.replace("_legacy(x) + _shared(x)", "_legacy(x + 1) + _shared(x)")
+    res = p.analyze_before_after("pkg/core.py", before, kept)
+    assert not [e for e in res.triage.may_impact if "now unused" in e.reason]

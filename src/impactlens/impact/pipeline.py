@@ -97,9 +97,10 @@ def run_pipeline(
         per_entries.extend(entries)
         per.append(ChangeImpact(ch, result, tuple(entries), tuple(ranked)))
 
-    if "walk" in channels:  # the calls the edit writes, checked against their callees
+    if "walk" in channels:  # what the edit calls now, and what it stopped calling
         per_entries.extend(triage_stage.forward_entries(graph, written, edited_files,
                                                         settings))
+        per_entries.extend(triage_stage.orphan_entries(graph, edited, written, settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if task and "lexical" in channels and settings.task_relevance_weight:

@@ -467,6 +467,54 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
     return out
 
 
+_REFERS = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.IMPORT, EdgeKind.INSTANTIATE})
+
+
+def orphan_entries(graph: GraphView, edited: Mapping[str, frozenset[int]],
+                   written: Iterable[Edge], settings: Settings = DEFAULT) -> list[TriageEntry]:
+    """MAY-IMPACT for each private function or method (``_name``, not a dunder, not
+    decorated, overriding nothing) in an unedited file whose last reference the edit
+    removed: the call sites at the lines the edit replaced (``edited``, before side) that
+    the lines it wrote (``written``) do not call again, when nothing else in the repository
+    refers to the callee (an import of it in an edited file does not count: the removed
+    call leaves it behind) — it is now unused (delete it, or keep it on purpose). A public
+    name may be the API users call, so it is never reported. Reported at MUST_MIN
+    confidence: the fact is proven, only the decision is open."""
+    still = {e.dst for e in written}
+    removed: dict[str, Edge] = {}
+    for path, lines in sorted(edited.items()):
+        for n in graph.nodes_in_file(path):
+            if n.start_line > max(lines, default=0) or n.end_line < min(lines, default=1):
+                continue
+            for e in graph.out_edges(n.id, frozenset({EdgeKind.CALL})):
+                if e.file == path and e.line in lines and e.dst not in still:
+                    removed.setdefault(e.dst, e)
+    out: list[TriageEntry] = []
+    for dst, site in sorted(removed.items()):
+        callee = graph.node(dst)
+        if callee is None or callee.file in edited or not _private_plain(graph, callee):
+            continue
+        # an edited file's import of it is left behind by the removed call, not a use
+        others = [e for e in graph.in_edges(dst, _REFERS) if e.file not in edited or (
+            e.line not in edited[e.file] and e.kind is not EdgeKind.IMPORT)]
+        if not others:
+            out.append(TriageEntry(
+                entity=callee.id, file=callee.file, conf=settings.must_min, bucket=Bucket.MAY,
+                distance=1, reason=(f"the edit removed its last call (at {site.file}:"
+                                    f"{site.line}): it is now unused — delete it, or keep "
+                                    "it on purpose")))
+    return out
+
+
+def _private_plain(graph: GraphView, node: Node) -> bool:
+    """A private, undecorated function or method that overrides nothing: one only this
+    repository's code calls, and only by name."""
+    name = node.qualname.rsplit(".", 1)[-1]
+    return (node.kind in (NodeKind.FUNCTION, NodeKind.METHOD) and name.startswith("_")
+            and not name.endswith("__") and not node.decorators
+            and not graph.out_edges(node.id, frozenset({EdgeKind.OVERRIDE})))
+
+
 def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
     return sorted(entries, key=lambda e: (_RANK[e.bucket], -e.conf, e.distance, e.entity))
 

@@ -17,6 +17,12 @@ with ``confidence ≥ TEST_MIN``. Everything else the walk touched is LOW-RISK.
 ``settings.cochange_proximity`` for a file that also directly references the changed
 entity (:func:`co_change_conf`) — the issue's "co-change of a file that hard edges also
 reach raises its combined confidence".
+
+Beyond the walk (what depends on the change), two obligations come from what the edit
+itself calls: a call it writes that its callee's current signature does not accept puts
+the callee in MUST-INSPECT (:func:`forward_entries`), and a private helper whose last call
+it removed is MAY-IMPACT as now unused (:func:`orphan_entries`). Within a bucket, the task
+text's relevance to an entry's file raises it in the order (:func:`by_relevance`).
 """
 
 from __future__ import annotations

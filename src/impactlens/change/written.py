@@ -4,7 +4,8 @@ The walk answers "what depends on what I changed"; an edit also *uses* things, a
 it writes with arguments its callee does not accept yet means the callee must change too
 (or the call is wrong) — the edit is incomplete either way. This module resolves each
 changed Python file's *after* text against the index, in memory (nothing is written), and
-keeps the call edges at the lines the edit wrote; the pipeline checks them against their
+keeps the call edges at the lines the edit wrote (only the definitions holding such a line
+are resolved); the pipeline checks them against their
 callees' current signatures (impact/triage.py, :func:`forward_entries`).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from impactlens.model import Edge, EdgeKind, FileChange
+from impactlens.model import Edge, EdgeKind, FileChange, Resolution
 
 if TYPE_CHECKING:
     from impactlens.index.store import Store
@@ -27,7 +28,6 @@ def written_calls(store: Store, files: Sequence[FileChange],
     from impactlens.change.overlay import text_facts
     from impactlens.impact.pipeline import changed_lines
     from impactlens.index.indexer import _Lookup
-    from impactlens.index.python import resolve_file
 
     module_paths = dict(store.module_paths())
     after: dict[str, Any] = {}
@@ -45,8 +45,25 @@ def written_calls(store: Store, files: Sequence[FileChange],
     out: list[Edge] = []
     for path in sorted(after):
         try:
-            res = resolve_file(after[path], _Lookup(dict(after), store, module_paths))
+            out.extend(_calls_at(after[path], written[path],
+                                 _Lookup(dict(after), store, module_paths)))
         except RecursionError:
             continue
-        out.extend(e for e in res.edges if e.kind is EdgeKind.CALL and e.line in written[path])
+    return out
+
+
+def _calls_at(facts: Any, lines: frozenset[int], lookup: Any) -> list[Edge]:
+    """Call edges of the scopes that have a call site at ``lines`` (only those scopes are
+    resolved: a large module's other definitions cost time and say nothing here)."""
+    from impactlens.index.python.resolve import K_CALL, resolver
+
+    out: list[Edge] = []
+    with resolver(facts, lookup) as r:
+        for sidx, sc in enumerate(facts.scopes):
+            if not any(site[0] in lines for site in sc.calls):
+                continue
+            for e in r.scope_sink(facts.module, sidx, None, sc.qual).edges:
+                if e[2] == K_CALL and e[3] in lines and e[0] and e[1]:
+                    out.append(Edge(e[0], e[1], EdgeKind.CALL, facts.path, e[3],
+                                    Resolution(e[4]), e[5]))
     return out

@@ -11,7 +11,7 @@ callees' current signatures (impact/triage.py, :func:`forward_entries`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from impactlens.model import Edge, EdgeKind, FileChange, Resolution
@@ -23,7 +23,7 @@ __all__ = ["written_calls"]
 
 
 def written_calls(store: Store, files: Sequence[FileChange],
-                  module_of: Any) -> list[Edge]:
+                  module_of: Callable[[str], str]) -> list[Edge]:
     """Call edges of the after state of ``files`` at the lines the edit wrote."""
     from impactlens.change.overlay import text_facts
     from impactlens.impact.pipeline import changed_lines
@@ -33,7 +33,8 @@ def written_calls(store: Store, files: Sequence[FileChange],
     after: dict[str, Any] = {}
     written: dict[str, frozenset[int]] = {}
     for f in files:
-        if f.after is None or not f.path.endswith(".py"):
+        lines = changed_lines(f.before, f.after)[1]
+        if f.after is None or not f.path.endswith(".py") or not lines:
             continue
         module = module_of(f.path)
         facts = text_facts(f.path, f.after, module)
@@ -41,7 +42,7 @@ def written_calls(store: Store, files: Sequence[FileChange],
             continue
         after[f.path] = facts
         module_paths.setdefault(module, f.path)
-        written[f.path] = changed_lines(f.before, f.after)[1]
+        written[f.path] = lines
     out: list[Edge] = []
     for path in sorted(after):
         try:

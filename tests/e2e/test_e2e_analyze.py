@@ -392,3 +392,21 @@ def test_removing_the_last_call_of_a_private_helper_reports_it_unused(make_repo)
     kept = before.replace("_legacy(x) + _shared(x)", "_legacy(x + 1) + _shared(x)")
     res = p.analyze_before_after("pkg/core.py", before, kept)
     assert not [e for e in res.triage.may_impact if "now unused" in e.reason]
+
+
+def test_unused_helper_found_when_the_index_holds_the_edited_tree(make_repo):
+    """Working-tree mode: the index is refreshed to the after state before the analysis."""
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/util.py": "def _legacy(x):\n    return x\n\n\ndef _kept(x):\n    return x\n",
+        "pkg/core.py": "from pkg.util import _kept, _legacy\n\n\ndef run(x):\n"
+                       "    y = _legacy(x)\n    return _kept(y)\n",
+    })
+    Project(root).index()
+    core = root / "pkg/core.py"
+    core.write_text(core.read_text(encoding="utf-8").replace("    y = _legacy(x)\n", "    y = x\n")
+                    .replace("return _kept(y)", "return _kept(y) + 1"), encoding="utf-8")
+    with Project(root) as p:
+        res = p.analyze()
+    orphans = [e.entity for e in res.triage.may_impact if "now unused" in e.reason]
+    assert orphans == ["pkg.util._legacy"]

@@ -58,13 +58,31 @@ def test_no_forward_obligation_when_it_binds_cannot_be_checked_or_is_unsure():
                            DEFAULT) == []
 
 
+def removed(g: Graph, line: int = 2) -> list[Edge]:
+    """What the edit replaced: run's calls at ``line`` (as the before text resolves them)."""
+    return [e for e in g.out_edges("app.core.run", frozenset({EdgeKind.CALL}))
+            if e.line == line]
+
+
 def test_orphans_are_private_undecorated_helpers_nothing_else_refers_to():
     g = graph()
-    got = orphan_entries(g, {"app/core.py": frozenset({2})}, [], DEFAULT)
+    got = orphan_entries(g, ["app/core.py"], removed(g), [], DEFAULT)
     assert [(e.entity, e.bucket) for e in got] == [("app.util._helper", Bucket.MAY)]
-    assert "now unused" in got[0].reason
+    assert "now unused" in got[0].reason and "app/core.py:2" in got[0].reason
     # called again by a line the edit wrote: not removed
     again = [written(g, "app.util._helper", args=1)]
-    assert orphan_entries(g, {"app/core.py": frozenset({2})}, again, DEFAULT) == []
-    # lines the edit did not touch remove nothing
-    assert orphan_entries(g, {"app/core.py": frozenset({3})}, [], DEFAULT) == []
+    assert orphan_entries(g, ["app/core.py"], removed(g), again, DEFAULT) == []
+    # nothing removed, nothing reported
+    assert orphan_entries(g, ["app/core.py"], [], [], DEFAULT) == []
+
+
+def test_orphans_on_an_after_state_graph():
+    """The index may hold the after state (working-tree mode): the removed call is not in
+    it, another use of the helper at a shifted line still counts."""
+    g = graph()
+    gone = removed(g)
+    g.edges = [e for e in g.edges if not (e.src == "app.core.run" and e.line == 2)]
+    assert [e.entity for e in orphan_entries(g, ["app/core.py"], gone, [], DEFAULT)] == [
+        "app.util._helper"]
+    g.call("app.core.run", "app.util._helper", line=7, args=1)  # an unchanged line, moved
+    assert orphan_entries(g, ["app/core.py"], gone, [], DEFAULT) == []

@@ -518,7 +518,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
                   pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
     from impactlens.api import Project
-    from impactlens.change.written import written_calls
+    from impactlens.change.written import removed_calls, written_calls
     from impactlens.impact.cochange import edited_symbols
     from impactlens.impact.pipeline import run_pipeline
     from impactlens.model import EdgeKind, FileChange, NodeKind
@@ -552,6 +552,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time,
                                       symbols=symbols)
             written = written_calls(store, change, proj.module_of)  # as analyze does
+            removed = removed_calls(store, change, proj.module_of)
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})
@@ -561,7 +562,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     store, change, module_of=proj.module_of,
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=store.unresolved_sites(),
-                    task=case.message, written=written, settings=s,
+                    task=case.message, written=written, removed=removed, settings=s,
                 )
                 files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,
                                                        cc.get(seed.file, ()), s)

@@ -1,4 +1,4 @@
-"""The calls an edit writes, resolved in the after state (for forward obligations).
+"""The calls an edit writes and the calls it removes (for the edit's own obligations).
 
 The walk answers "what depends on what I changed"; an edit also *uses* things, and a call
 it writes with arguments its callee does not accept yet means the callee must change too
@@ -6,7 +6,9 @@ it writes with arguments its callee does not accept yet means the callee must ch
 changed Python file's *after* text against the index, in memory (nothing is written), and
 keeps the call edges at the lines the edit wrote (only the definitions holding such a line
 are resolved); the pipeline checks them against their
-callees' current signatures (impact/triage.py, :func:`forward_entries`).
+callees' current signatures (impact/triage.py, :func:`forward_entries`). The before text
+is resolved the same way for the calls the edit replaced: a private helper that loses its
+last call is now unused (:func:`orphan_entries`).
 """
 
 from __future__ import annotations
@@ -19,35 +21,48 @@ from impactlens.model import Edge, EdgeKind, FileChange, Resolution
 if TYPE_CHECKING:
     from impactlens.index.store import Store
 
-__all__ = ["written_calls"]
+__all__ = ["removed_calls", "written_calls"]
 
 
 def written_calls(store: Store, files: Sequence[FileChange],
                   module_of: Callable[[str], str]) -> list[Edge]:
     """Call edges of the after state of ``files`` at the lines the edit wrote."""
+    return _side_calls(store, files, module_of, after=True)
+
+
+def removed_calls(store: Store, files: Sequence[FileChange],
+                  module_of: Callable[[str], str]) -> list[Edge]:
+    """Call edges of the before state of ``files`` at the lines the edit replaced (resolved
+    from the before text, so they are right whichever state the index holds)."""
+    return _side_calls(store, files, module_of, after=False)
+
+
+def _side_calls(store: Store, files: Sequence[FileChange], module_of: Callable[[str], str],
+                *, after: bool) -> list[Edge]:
     from impactlens.change.overlay import text_facts
     from impactlens.impact.pipeline import changed_lines
     from impactlens.index.indexer import _Lookup
 
     module_paths = dict(store.module_paths())
-    after: dict[str, Any] = {}
-    written: dict[str, frozenset[int]] = {}
+    state: dict[str, Any] = {}
+    lines_of: dict[str, frozenset[int]] = {}
     for f in files:
-        lines = changed_lines(f.before, f.after)[1]
-        if f.after is None or not f.path.endswith(".py") or not lines:
+        text = f.after if after else f.before
+        lines = changed_lines(f.before, f.after)[1 if after else 0]
+        if text is None or not f.path.endswith(".py") or not lines:
             continue
         module = module_of(f.path)
-        facts = text_facts(f.path, f.after, module)
+        facts = text_facts(f.path, text, module)
         if facts is None:
             continue
-        after[f.path] = facts
+        state[f.path] = facts
         module_paths.setdefault(module, f.path)
-        written[f.path] = lines
+        lines_of[f.path] = lines
     out: list[Edge] = []
-    for path in sorted(after):
+    for path in sorted(state):
         try:
-            out.extend(_calls_at(after[path], written[path],
-                                 _Lookup(dict(after), store, module_paths)))
+            out.extend(_calls_at(state[path], lines_of[path],
+                                 _Lookup(dict(state), store, module_paths)))
         except RecursionError:
             continue
     return out

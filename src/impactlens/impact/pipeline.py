@@ -49,6 +49,7 @@ def run_pipeline(
     unresolved: Sequence[UnresolvedSite] = (),
     task: str = "",
     written: Sequence[Edge] = (),
+    removed: Sequence[Edge] = (),
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
     graph = cached(graph)  # one memo for every stage of this run
@@ -100,7 +101,8 @@ def run_pipeline(
     if "walk" in channels:  # what the edit calls now, and what it stopped calling
         per_entries.extend(triage_stage.forward_entries(graph, written, edited_files,
                                                         settings))
-        per_entries.extend(triage_stage.orphan_entries(graph, edited, written, settings))
+        per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
+                                                       settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if task and "lexical" in channels and settings.task_relevance_weight:

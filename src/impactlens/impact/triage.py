@@ -476,33 +476,31 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
 _REFERS = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.IMPORT, EdgeKind.INSTANTIATE})
 
 
-def orphan_entries(graph: GraphView, edited: Mapping[str, frozenset[int]],
+def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Iterable[Edge],
                    written: Iterable[Edge], settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MAY-IMPACT for each private function or method (``_name``, not a dunder, not
     decorated, overriding nothing) in an unedited file whose last reference the edit
-    removed: the call sites at the lines the edit replaced (``edited``, before side) that
-    the lines it wrote (``written``) do not call again, when nothing else in the repository
-    refers to the callee (an import of it in an edited file does not count: the removed
-    call leaves it behind) — it is now unused (delete it, or keep it on purpose). A public
-    name may be the API users call, so it is never reported. Reported at MUST_MIN
-    confidence: the fact is proven, only the decision is open."""
+    removed: called at the lines the edit replaced (``removed``, change/written.py) and not
+    at the lines it wrote (``written``), with nothing else in the repository referring to
+    it — it is now unused (delete it, or keep it on purpose). The removed calls themselves
+    and an edited file's import of the helper (left behind by the removed call) are not
+    uses. A public name may be the API users call, so it is never reported. Reported at
+    MUST_MIN confidence: the fact is proven, only the decision is open."""
+    edited = set(edited_files)
     still = {e.dst for e in written}
-    removed: dict[str, Edge] = {}
-    for path, lines in sorted(edited.items()):
-        for n in graph.nodes_in_file(path):
-            if n.start_line > max(lines, default=0) or n.end_line < min(lines, default=1):
-                continue
-            for e in graph.out_edges(n.id, frozenset({EdgeKind.CALL})):
-                if e.file == path and e.line in lines and e.dst not in still:
-                    removed.setdefault(e.dst, e)
+    gone = {(e.file, e.line, e.dst) for e in removed}
+    first: dict[str, Edge] = {}
+    for e in sorted(removed, key=lambda e: (e.file, e.line, e.dst)):
+        if e.dst not in still:
+            first.setdefault(e.dst, e)
     out: list[TriageEntry] = []
-    for dst, site in sorted(removed.items()):
+    for dst, site in sorted(first.items()):
         callee = graph.node(dst)
         if callee is None or callee.file in edited or not _private_plain(graph, callee):
             continue
-        # an edited file's import of it is left behind by the removed call, not a use
-        others = [e for e in graph.in_edges(dst, _REFERS) if e.file not in edited or (
-            e.line not in edited[e.file] and e.kind is not EdgeKind.IMPORT)]
+        others = [e for e in graph.in_edges(dst, _REFERS)
+                  if (e.file, e.line, e.dst) not in gone
+                  and not (e.file in edited and e.kind is EdgeKind.IMPORT)]
         if not others:
             out.append(TriageEntry(
                 entity=callee.id, file=callee.file, conf=settings.must_min, bucket=Bucket.MAY,

@@ -465,12 +465,16 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
             continue
         ok, why = bind(params, e.detail)
         if ok is False:
-            out.append(TriageEntry(
-                entity=callee.id, file=callee.file, conf=settings.must_min, bucket=Bucket.MUST,
-                distance=1, reason=(f"the edit calls it at {e.file}:{e.line} with arguments "
-                                    f"its signature does not accept ({why}): change it too, "
-                                    "or the call")))
+            out.append(_obligation(callee, Bucket.MUST, settings, (
+                f"the edit calls it at {e.file}:{e.line} with arguments its signature does "
+                f"not accept ({why}): change it too, or the call")))
     return out
+
+
+def _obligation(callee: Node, bucket: Bucket, settings: Settings, reason: str) -> TriageEntry:
+    """An entry that comes from what the edit itself calls: proven, so at MUST_MIN."""
+    return TriageEntry(entity=callee.id, file=callee.file, conf=settings.must_min,
+                       bucket=bucket, distance=1, reason=reason)
 
 
 _REFERS = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.IMPORT, EdgeKind.INSTANTIATE})
@@ -502,11 +506,9 @@ def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Itera
                   if (e.file, e.line, e.dst) not in gone
                   and not (e.file in edited and e.kind is EdgeKind.IMPORT)]
         if not others:
-            out.append(TriageEntry(
-                entity=callee.id, file=callee.file, conf=settings.must_min, bucket=Bucket.MAY,
-                distance=1, reason=(f"the edit removed its last call (at {site.file}:"
-                                    f"{site.line}): it is now unused — delete it, or keep "
-                                    "it on purpose")))
+            out.append(_obligation(callee, Bucket.MAY, settings, (
+                f"the edit removed its last call (at {site.file}:{site.line}): it is now "
+                "unused — delete it, or keep it on purpose")))
     return out
 
 

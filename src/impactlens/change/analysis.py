@@ -143,9 +143,11 @@ def before_graph(project: Project, change: ProposedChange) -> Any:
     return overlay_for(project, change) or store
 
 
-def _changed_lines(before: str, after: str) -> tuple[set[int], set[int]]:
-    """Lines (1-based) of ``before`` / ``after`` inside changed regions (a superset is fine:
-    the common prefix and suffix are trimmed, the middle is diffed with autojunk on)."""
+def _changed_regions(before: str, after: str) -> tuple[set[int], set[int]]:
+    """Lines (1-based) of ``before`` / ``after`` inside changed regions, for pre-filtering
+    unresolved sites: a superset of :func:`impactlens.impact.pipeline.changed_lines` (the
+    line before a pure insertion or deletion too; the common prefix and suffix are trimmed
+    and the middle is diffed with autojunk on, which is fast on large files)."""
     a, b = before.splitlines(), after.splitlines()
     lo = 0
     while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
@@ -210,7 +212,7 @@ def changed_names(before: str | None, after: str | None) -> set[str]:
     """A superset of the leaf names of the entities an edit changes (cheap: two parses)."""
     if before is None or after is None:
         return _names_on(before, None) | _names_on(after, None)
-    old, new = _changed_lines(before, after)
+    old, new = _changed_regions(before, after)
     return _names_on(before, old) | _names_on(after, new)
 
 

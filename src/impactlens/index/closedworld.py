@@ -39,7 +39,10 @@ _PRUNABLE = frozenset({EdgeKind.CALL.value, EdgeKind.INSTANTIATE.value})
 def pruned_edges(store: Store) -> set[EdgeKey]:
     """The edges of the stored (open-world) graph that hold for no receiver the
     program builds, keyed as :func:`edge_key` keys them."""
-    return _Pruner(store).run()
+    from impactlens.index.runtime import gc_paused
+
+    with gc_paused():  # the pass makes no cycles; the collector would rescan the facts
+        return _Pruner(store).run()
 
 
 def edge_key(e: Edge) -> EdgeKey:
@@ -56,26 +59,26 @@ class _Pruner:
         self.built: set[str] = set()  # instantiated, referred to, or holding tests
         self.subclasses: dict[str, set[str]] = defaultdict(set)  # direct ones
         self.calls_out: dict[str, set[str]] = defaultdict(set)
-        for e in store.all_edges(frozenset({EdgeKind.CALL, EdgeKind.INSTANTIATE,
-                                            EdgeKind.USE, EdgeKind.INHERIT})):
-            if e.kind is EdgeKind.INHERIT:
-                self.subclasses[e.dst].add(e.src)
-            elif e.kind is EdgeKind.CALL:
-                self.calls_out[e.src].add(e.dst)
+        for src, dst, kind in store.edge_ends(frozenset({EdgeKind.CALL, EdgeKind.INSTANTIATE,
+                                                         EdgeKind.USE, EdgeKind.INHERIT})):
+            if kind is EdgeKind.INHERIT:
+                self.subclasses[dst].add(src)
+            elif kind is EdgeKind.CALL:
+                self.calls_out[src].add(dst)
             else:  # instantiated, or a value (a USE of a non-class is harmless)
-                self.built.add(e.dst)
-        self.built.update(n.parent for n in store.all_nodes({NodeKind.TEST}) if n.parent)
+                self.built.add(dst)
+        self.built.update(p for _, p, _ in store.node_places({NodeKind.TEST}) if p)
         self.lookup = _Lookup({}, store, store.module_paths())
-        self._class_file = {n.id: n.file for n in store.all_nodes({NodeKind.CLASS})}
+        self._class_file = {i: f for i, _, f in store.node_places({NodeKind.CLASS})}
         self._keys: dict[str, dict[str, tuple[str, int]]] = {}  # file -> class -> key
 
     def run(self) -> set[EdgeKey]:
         from impactlens.index.python.resolve import resolver
 
         by_file: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (method, class)
-        for n in self.store.all_nodes({NodeKind.METHOD}):
-            if n.parent and n.parent not in self.built and self.built_below(n.parent):
-                by_file[n.file].append((n.id, n.parent))
+        for mid, parent, path in self.store.node_places({NodeKind.METHOD}):
+            if parent and parent not in self.built and self.built_below(parent):
+                by_file[path].append((mid, parent))
         drop: set[EdgeKey] = set()
         for path in sorted(by_file):
             facts = self.lookup.path(path, record=False)

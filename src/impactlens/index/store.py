@@ -672,6 +672,23 @@ class Store:
         )
         return [_row_edge(r) for r in rows]
 
+    def edge_ends(self, kinds: frozenset[EdgeKind]) -> list[tuple[str, str, EdgeKind]]:
+        """(src, dst, kind) of every edge of ``kinds``: the light view whole-graph passes
+        need (building an :class:`Edge` per row costs more than the query)."""
+        clause, args = _kinds_clause(kinds)
+        rows = self._conn.execute(
+            f"SELECT DISTINCT src, dst, kind FROM edges WHERE 1=1{clause} ORDER BY src, dst, kind",
+            args)
+        return [(r[0], r[1], EdgeKind(r[2])) for r in rows]
+
+    def node_places(self, kinds: Iterable[NodeKind]) -> list[tuple[str, str | None, str]]:
+        """(id, parent, file) of every node of ``kinds``, by id."""
+        ks = sorted(k.value for k in kinds)
+        rows = self._conn.execute(
+            f"SELECT id, parent, file FROM nodes WHERE kind IN ({','.join('?' * len(ks))}) "
+            "ORDER BY id", ks)
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def unresolved_sites(self) -> list[UnresolvedSite]:
         rows = self._conn.execute("SELECT * FROM unresolved ORDER BY file, line, scope, text")
         return [_row_unresolved(r) for r in rows]

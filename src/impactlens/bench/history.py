@@ -518,7 +518,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
                   pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
     from impactlens.api import Project
-    from impactlens.change.written import removed_calls, written_calls
+    from impactlens.change.written import edit_calls
     from impactlens.impact.cochange import edited_symbols
     from impactlens.impact.pipeline import run_pipeline
     from impactlens.model import EdgeKind, FileChange, NodeKind
@@ -551,8 +551,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                        if settings.weighs_symbols else None)  # as analyze does
             cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time,
                                       symbols=symbols)
-            written = written_calls(store, change, proj.module_of)  # as analyze does
-            removed = removed_calls(store, change, proj.module_of)
+            removed, written = edit_calls(store, change, proj.module_of)  # as analyze does
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})

@@ -78,13 +78,12 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
 
 def analyze(project: Project, change: ProposedChange) -> ImpactResult:
     """Run the impact pipeline on ``change`` against ``project``'s (fresh) index."""
-    from impactlens.change.written import removed_calls, written_calls
+    from impactlens.change.written import edit_calls
     from impactlens.impact.pipeline import run_pipeline
 
     co_change, note = _co_change(project, change)
     graph = before_graph(project, change)
-    written = written_calls(project.store, change.files, project.module_of)
-    removed = removed_calls(project.store, change.files, project.module_of)
+    removed, written = edit_calls(project.store, change.files, project.module_of)
     return run_pipeline(
         graph,
         change.files,

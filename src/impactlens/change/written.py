@@ -5,10 +5,10 @@ it writes with arguments its callee does not accept yet means the callee must ch
 (or the call is wrong) — the edit is incomplete either way. This module resolves each
 changed Python file's *after* text against the index, in memory (nothing is written), and
 keeps the call edges at the lines the edit wrote (only the definitions holding such a line
-are resolved); the pipeline checks them against their
-callees' current signatures (impact/triage.py, :func:`forward_entries`). The before text
-is resolved the same way for the calls the edit replaced: a private helper that loses its
-last call is now unused (:func:`orphan_entries`).
+are resolved); the pipeline checks them against their callees' current signatures
+(impact/triage.py, :func:`forward_entries`). The before text is resolved the same way, in
+the same pass (one diff per file), for the calls the edit replaced: a private helper that
+loses its last call is now unused (:func:`orphan_entries`).
 """
 
 from __future__ import annotations
@@ -21,49 +21,46 @@ from impactlens.model import Edge, EdgeKind, FileChange, Resolution
 if TYPE_CHECKING:
     from impactlens.index.store import Store
 
-__all__ = ["removed_calls", "written_calls"]
+__all__ = ["edit_calls"]
 
 
-def written_calls(store: Store, files: Sequence[FileChange],
-                  module_of: Callable[[str], str]) -> list[Edge]:
-    """Call edges of the after state of ``files`` at the lines the edit wrote."""
-    return _side_calls(store, files, module_of, after=True)
-
-
-def removed_calls(store: Store, files: Sequence[FileChange],
-                  module_of: Callable[[str], str]) -> list[Edge]:
-    """Call edges of the before state of ``files`` at the lines the edit replaced (resolved
-    from the before text, so they are right whichever state the index holds)."""
-    return _side_calls(store, files, module_of, after=False)
-
-
-def _side_calls(store: Store, files: Sequence[FileChange], module_of: Callable[[str], str],
-                *, after: bool) -> list[Edge]:
+def edit_calls(store: Store, files: Sequence[FileChange],
+               module_of: Callable[[str], str]) -> tuple[list[Edge], list[Edge]]:
+    """(call edges of the before text at the lines the edit replaced, call edges of the
+    after text at the lines it wrote). The before side is resolved from the text, so it is
+    right whichever state the index holds; each side sees the other edited files in that
+    same state."""
     from impactlens.change.overlay import text_facts
     from impactlens.impact.pipeline import changed_lines
-    from impactlens.index.indexer import _Lookup
 
-    module_paths = dict(store.module_paths())
-    state: dict[str, Any] = {}
-    lines_of: dict[str, frozenset[int]] = {}
+    indexed = store.module_paths()
+    sides: list[tuple[dict[str, Any], dict[str, frozenset[int]], dict[str, str]]] = [
+        ({}, {}, dict(indexed)) for _ in range(2)]  # (facts, lines, module paths)
     for f in files:
-        text = f.after if after else f.before
-        lines = changed_lines(f.before, f.after)[1 if after else 0]
-        if text is None or not f.path.endswith(".py") or not lines:
+        if not f.path.endswith(".py"):
             continue
         module = module_of(f.path)
-        facts = text_facts(f.path, text, module)
-        if facts is None:
-            continue
-        state[f.path] = facts
-        module_paths.setdefault(module, f.path)
-        lines_of[f.path] = lines
+        for (state, lines_of, paths), text, lines in zip(
+                sides, (f.before, f.after), changed_lines(f.before, f.after), strict=True):
+            facts = text_facts(f.path, text, module) if text is not None and lines else None
+            if facts is not None:
+                state[f.path] = facts
+                lines_of[f.path] = lines
+                paths.setdefault(module, f.path)
+    before, after = (_side_calls(store, *side) for side in sides)
+    return before, after
+
+
+def _side_calls(store: Store, state: dict[str, Any], lines_of: dict[str, frozenset[int]],
+                paths: dict[str, str]) -> list[Edge]:
+    from impactlens.index.indexer import _Lookup
+
     out: list[Edge] = []
     for path in sorted(state):
         try:
             out.extend(_calls_at(state[path], lines_of[path],
-                                 _Lookup(dict(state), store, module_paths)))
-        except RecursionError:
+                                 _Lookup(dict(state), store, paths)))
+        except RecursionError:  # too deeply nested to resolve: no obligations from it
             continue
     return out
 

@@ -1475,10 +1475,7 @@ class _Sites(_Resolver):
                     detail = deco_detail(detail)
                 sink.edges.append((src, self.scope_id(it[1], it[2]), K_CALL, line,
                                    R_INFERRED if inf else R_EXACT, detail, tk))
-                if it[3]:
-                    self._seed(tk, it[4], self._own_line(mf, line))
-                elif fargs:
-                    self._seed_unbound(mf, sidx, fargs, recv, tk, line)
+                self._seed_callee(mf, sidx, it, fargs, recv, line)
                 if fargs:
                     argflow.note(self, mf, sidx, fargs, recv, tk, bool(it[3]), it[4], line)
                 if fargs:
@@ -1513,10 +1510,7 @@ class _Sites(_Resolver):
             if t == "F":
                 fid = self.scope_id(it[1], it[2])
                 pending.append((fid, K_CALL, bool(it[3]), (it[1], it[2])))
-                if it[3]:
-                    self._seed((it[1], it[2]), it[4], self._own_line(mf, line))
-                elif fargs:
-                    self._seed_unbound(mf, sidx, fargs, recv, (it[1], it[2]), line)
+                self._seed_callee(mf, sidx, it, fargs, recv, line)
                 if fargs:
                     argflow.note(self, mf, sidx, fargs, recv, (it[1], it[2]), bool(it[3]),
                                  it[4], line)
@@ -1980,6 +1974,16 @@ class _Sites(_Resolver):
             return
         if self.self_sites(tk[0], tk[1])[2] & self.ctx_names(recv, (tk[0], sc.cls)):
             self._ctx_todo.append((*key, line))
+
+    def _seed_callee(self, mf: PyFileFacts, sidx: int, it: Val, fargs: Any, recv: Any,
+                     line: int) -> None:
+        """The receiver context of a called function ``it`` (an ``F`` item): its bound
+        receiver, or for a method called through its class, its first argument."""
+        tk = (it[1], it[2])
+        if it[3]:
+            self._seed(tk, it[4], self._own_line(mf, line))
+        elif fargs:
+            self._seed_unbound(mf, sidx, fargs, recv, tk, line)
 
     def _seed_unbound(self, mf: PyFileFacts, sidx: int, fargs: Any, recv: Any,
                       tk: tuple[str, int], line: int) -> None:

@@ -71,6 +71,7 @@ class _Pruner:
         self.lookup = _Lookup({}, store, store.module_paths())
         self._class_file = {i: f for i, _, f in store.node_places({NodeKind.CLASS})}
         self._keys: dict[str, dict[str, tuple[str, int]]] = {}  # file -> class -> key
+        self._below: dict[str, list[str]] = {}  # class -> built classes below it
 
     def run(self) -> set[EdgeKey]:
         from impactlens.index.python.resolve import resolver
@@ -101,7 +102,19 @@ class _Pruner:
         return _unjustified(r, r.facts.module, m, qual, ck, below, self.calls_out)
 
     def built_below(self, cls: str) -> list[str]:
-        return _built_below(cls, self.subclasses, self.built)
+        """Built classes strictly below ``cls`` in the hierarchy, sorted (asked for every
+        method of the class: computed once per class)."""
+        got = self._below.get(cls)
+        if got is None:
+            seen: set[str] = set()
+            todo = [cls]
+            while todo:
+                for sub in self.subclasses.get(todo.pop(), ()):
+                    if sub not in seen:
+                        seen.add(sub)
+                        todo.append(sub)
+            got = self._below[cls] = sorted(seen & self.built)
+        return got
 
     def key_of(self, cls: str) -> tuple[str, int] | None:
         """(module, scope index) of the class ``cls`` (a qualname)."""
@@ -119,18 +132,6 @@ def _dispatches_on_self(sc: Any) -> bool:
     from impactlens.index.python.facts import F_CLASSMETHOD, F_STATICMETHOD
 
     return not sc.flags & (F_CLASSMETHOD | F_STATICMETHOD) and sc.selfs != ((), ())
-
-
-def _built_below(cls: str, subclasses: dict[str, set[str]], built: set[str]) -> list[str]:
-    """Built classes strictly below ``cls`` in the hierarchy, sorted."""
-    seen: set[str] = set()
-    todo = [cls]
-    while todo:
-        for sub in subclasses.get(todo.pop(), ()):
-            if sub not in seen:
-                seen.add(sub)
-                todo.append(sub)
-    return sorted(seen & built)
 
 
 def _class_keys(facts: Any) -> dict[str, tuple[str, int]]:

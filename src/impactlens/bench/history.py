@@ -533,6 +533,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
         graph = FileGraph(store)
         symbol_ids = {n.id for n in store.all_nodes(
             [NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS])}
+        unresolved = store.unresolved_sites()  # the parent's: the same for every variant
         before_outcomes: dict[str, str] | None = None
         if run_tests:
             before_outcomes = _cached_suite(cache, case.sha, "parent", wt, test_timeout,
@@ -560,7 +561,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 res = run_pipeline(
                     store, change, module_of=proj.module_of,
                     co_change=cc if "cochange" in chans else {},
-                    co_change_note=note, unresolved=store.unresolved_sites(),
+                    co_change_note=note, unresolved=unresolved,
                     task=case.message, written=written, removed=removed, settings=s,
                 )
                 files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,

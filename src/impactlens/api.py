@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +167,24 @@ class Project:
         if not state:
             state = "history: not mined yet (run `impactlens index`); co-change channel empty"
         return result.as_dict(), f"{state}; {result.note}"
+
+    def record_tests(self, pytest_args: Sequence[str] = ()) -> tuple[int, dict[str, Any] | None]:
+        """Run the suite under ``pytest --impact-record`` (output to the terminal) and store
+        which tests run which functions (:mod:`impactlens.index.recording`). Returns pytest's
+        exit code and the recording's summary (``None`` when no recording was stored)."""
+        import json
+        import os
+        import subprocess
+        import sys
+
+        before = self.store.recording_info() if index_path(self.root).exists() else None
+        cmd = [sys.executable, "-m", "pytest", "--impact-record", *pytest_args]
+        if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+            cmd[3:3] = ["-p", "impactlens.serve.pytest_plugin"]
+        code = subprocess.run(cmd, cwd=self.root, check=False).returncode
+        self.close()  # the run wrote the index from another process: reopen it
+        after = self.store.recording_info() if index_path(self.root).exists() else None
+        return code, (json.loads(after) if after and after != before else None)
 
 
     # --- statement-level slicing (impactlens.pdg) -----------------------------

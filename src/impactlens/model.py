@@ -508,6 +508,7 @@ class ImpactResult:
     co_change_note: str = ""
     unanalyzable: tuple[UnanalyzableHit, ...] = ()
     omitted_batches: int = 0
+    tests_note: str = ""  # how a recorded test run shaped the validation set, if one did
 
     def changes_json(self) -> dict[str, object]:
         """The §3.1 object."""
@@ -537,6 +538,7 @@ class ImpactResult:
             "unanalyzable": [u.to_json() for u in self.unanalyzable],
             "test_map": [{"file": t.file, "test_id": t.test_id, "conf": t.conf,
                           "via": t.via, "relation": t.relation} for t in self.test_map],
+            "tests_note": self.tests_note,
             "impact_sets": [p.to_json() for p in self.per_change],
         }
 

@@ -521,6 +521,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
     from impactlens.change.written import edit_calls
     from impactlens.impact.cochange import edited_symbols
     from impactlens.impact.pipeline import run_pipeline
+    from impactlens.impact.recorded import recorded_tests
     from impactlens.model import EdgeKind, FileChange, NodeKind
 
     results: list[CaseResult] = []
@@ -535,9 +536,13 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             [NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS])}
         unresolved = store.unresolved_sites()  # the parent's: the same for every variant
         before_outcomes: dict[str, str] | None = None
+        recording = None
         if run_tests:
             before_outcomes = _cached_suite(cache, case.sha, "parent", wt, test_timeout,
                                             plugin_dir, pytest_args)
+            recording = _cached_recording(cache, case.sha, wt, store, test_timeout,
+                                          plugin_dir, pytest_args)
+        current = {r.path: r.sha256 for r in store.files()}
         for seed in case.seeds:
             module = proj.module_of(seed.file)
             seed_entity = f"{module}.{seed.qualname}"
@@ -556,13 +561,18 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})
+            if recording is not None:  # the static test map alone, for comparison
+                variants["-recording"] = frozenset(CHANNELS)
             for name, chans in variants.items():
                 s = settings.replace(channels=chans)
+                rec = None if name == "-recording" else recorded_tests(recording, current,
+                                                                       change)
                 res = run_pipeline(
                     store, change, module_of=proj.module_of,
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=unresolved,
-                    task=case.message, written=written, removed=removed, settings=s,
+                    task=case.message, written=written, removed=removed, recorded=rec,
+                    settings=s,
                 )
                 files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,
                                                        cc.get(seed.file, ()), s)
@@ -627,6 +637,28 @@ def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: flo
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"outcomes": outcomes}, sort_keys=True))
     return outcomes
+
+
+def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeout: float,
+                      plugin_dir: Path, extra: Sequence[str] = ()) -> Any:
+    """The parent's recorded test run (``pytest --impact-record``) in ``store``: from the
+    cache, else run (and cached). ``None`` when the recording run did not complete."""
+    from impactlens.index.recording import Recording
+
+    path = cache / f"{sha}-record.json" if cache else None
+    if path is not None and path.exists():
+        data = json.loads(path.read_text())
+        with store.transaction():
+            store.put_recording([tuple(r) for r in data["rows"]], data["files"], data["tests"],
+                                data["info"])
+    elif run_suite(wt, timeout, plugin_dir, [*extra, "--impact-record"]) is None:
+        return None
+    elif path is not None:
+        data = {"rows": store.recording_rows(), "files": store.recording_files(),
+                "tests": store.recorded_tests(), "info": store.recording_info()}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, sort_keys=True))
+    return Recording.load(store)
 
 
 # --------------------------------------------------------------- aggregation

@@ -21,7 +21,8 @@ from impactlens.fileio import atomic_write
 
 if TYPE_CHECKING:
     from impactlens.api import Project
-    from impactlens.model import ImpactResult
+    from impactlens.impact.recorded import RecordedTests
+    from impactlens.model import FileChange, ImpactResult
 
 __all__ = ["analyze", "impact_json_text", "read_change", "write_outputs"]
 
@@ -94,8 +95,20 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         task=change.task or "",
         written=written,
         removed=removed,
+        recorded=recorded_runs(project.store, change.files),
         settings=project.settings,
     )
+
+
+def recorded_runs(store: Any, files: Sequence[FileChange]) -> RecordedTests | None:
+    """The store's recorded test run prepared for this change (None: nothing recorded)."""
+    from impactlens.impact.recorded import recorded_tests
+    from impactlens.index.recording import Recording
+
+    recording = Recording.load(store)
+    if recording is None:
+        return None
+    return recorded_tests(recording, {r.path: r.sha256 for r in store.files()}, files)
 
 
 def relevant_unresolved(project: Project, graph: Any, change: ProposedChange) -> list[Any]:

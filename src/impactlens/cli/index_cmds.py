@@ -76,6 +76,24 @@ def index_cmd(path: Path, full: bool, as_json: bool) -> None:
         echo_json({**summary.as_json(), "notes": list(summary.notes)})
 
 
+@main.command("record", context_settings={"ignore_unknown_options": True})
+@repo_option
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
+def record_cmd(repo: Path, pytest_args: tuple[str, ...]) -> None:
+    """Run the test suite once and record which tests run which functions.
+
+    PYTEST_ARGS go to pytest (e.g. `impactlens record -- -x tests/unit`). The run is
+    pytest with `--impact-record` (coverage.py, one context per test) in the repository
+    root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
+    only the tests that ran it — while the files those tests ran are unchanged."""
+    code, info = Project(repo).record_tests(pytest_args)
+    if info is None:
+        raise click.ClickException(f"pytest exited with code {code} and recorded nothing")
+    failed = f"; pytest exited with code {code}" if code else ""
+    click.echo(f"recorded {info['tests']} tests, {info['rows']} (test, function) pairs in "
+               f"{info['files']} files{failed}", err=True)
+
+
 def _fresh(repo: Path) -> Project:
     project = Project(repo)
     with progress_bar(is_tty()) as progress:

@@ -19,6 +19,7 @@ from impactlens.impact.dag import build_dag
 from impactlens.impact.graphcache import cached
 from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
+from impactlens.impact.recorded import RecordedTests
 from impactlens.impact.relations import select_relations
 from impactlens.impact.taskrel import relevance
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
@@ -50,6 +51,7 @@ def run_pipeline(
     task: str = "",
     written: Sequence[Edge] = (),
     removed: Sequence[Edge] = (),
+    recorded: RecordedTests | None = None,
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
     graph = cached(graph)  # one memo for every stage of this run
@@ -88,6 +90,8 @@ def run_pipeline(
             hits = (change_tests(graph, ch, result, seed, settings,
                                  include_seed=binding is None, hidden=reach)
                     if "testmap" in channels else [])
+            if recorded is not None and "testmap" in channels:
+                hits = recorded.refine(ch, seed, hits, settings)
             ranked = rank(graph, seed, ch.after_sig or ch.before_sig, result, hits,
                           dict(scoring.get(ch.file, ())), module_of=module_of,
                           exclude_files=edited_files, settings=settings)
@@ -128,6 +132,7 @@ def run_pipeline(
         batches=tuple(batches), dag=dag, validate=validate,
         co_change=tuple(sorted(cands.items())), co_change_note=note,
         unanalyzable=tuple(unanalyzable), omitted_batches=omitted,
+        tests_note=recorded.note() if recorded is not None else "",
     )
 
 

@@ -177,6 +177,8 @@ def render_terminal(
     if len(result.validate) > _VALIDATE_SHOWN:
         con.print(f"  [dim]… and {len(result.validate) - _VALIDATE_SHOWN} more "
                   "(`impactlens tests` lists all)[/dim]")
+    if result.tests_note:
+        con.print(f"  [dim]{escape(result.tests_note)}[/dim]")
     skipped = sorted(other_files)
     if skipped:
         con.print()

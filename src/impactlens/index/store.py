@@ -31,8 +31,9 @@ from impactlens.model import (
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
 # v8: commits.parents (root commits kept out of co-change); v9: interface keys name scopes
 # (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched);
-# v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments
-SCHEMA_VERSION = 11
+# v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
+# v12: recorded test runs (test_runs, recorded_files, recorded_tests)
+SCHEMA_VERSION = 12
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -86,6 +87,11 @@ CREATE TABLE commit_files (
 );
 CREATE INDEX commit_files_path ON commit_files(path);
 CREATE INDEX commit_files_sha ON commit_files(sha);
+CREATE TABLE test_runs (test TEXT NOT NULL, node TEXT NOT NULL, file TEXT NOT NULL);
+CREATE INDEX test_runs_node ON test_runs(node);
+CREATE INDEX test_runs_file ON test_runs(file);
+CREATE TABLE recorded_files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
+CREATE TABLE recorded_tests (test TEXT PRIMARY KEY, outcome TEXT NOT NULL);
 """
 
 
@@ -766,6 +772,48 @@ class Store:
                  for t in _COUNTED})
         return {"files": int(files), "symbols": int(rows["nodes"]), "edges": int(rows["edges"]),
                 "unresolved": int(rows["unresolved"]), "parse_failures": int(failures)}
+
+    # -------------------------------------------------------------- recorded test runs
+    # (index/recording.py: which tests executed which functions in a real run)
+
+    def put_recording(self, rows: Iterable[tuple[str, str, str]], files: dict[str, str],
+                      tests: dict[str, str], info: str) -> None:
+        """Replace the recording: ``(test, node, file)`` rows, the recorded files' sha256,
+        every test run with its outcome, and a JSON summary."""
+        for table in ("test_runs", "recorded_files", "recorded_tests"):
+            self._conn.execute(f"DELETE FROM {table}")
+        self._conn.executemany("INSERT INTO test_runs(test, node, file) VALUES (?,?,?)", rows)
+        self._conn.executemany("INSERT INTO recorded_files(path, sha256) VALUES (?,?)",
+                               sorted(files.items()))
+        self._conn.executemany("INSERT INTO recorded_tests(test, outcome) VALUES (?,?)",
+                               sorted(tests.items()))
+        self.set_meta("recording", info)
+
+    def recording_info(self) -> str | None:
+        return self.get_meta("recording")
+
+    def recording_files(self) -> dict[str, str]:
+        return {r[0]: r[1] for r in self._conn.execute("SELECT path, sha256 FROM recorded_files")}
+
+    def recorded_tests(self) -> dict[str, str]:
+        """Every test the recording ran, with its outcome."""
+        return {r[0]: r[1] for r in self._conn.execute("SELECT test, outcome FROM recorded_tests")}
+
+    def recording_rows(self) -> list[tuple[str, str, str]]:
+        """The recording's ``(test, node, file)`` rows."""
+        return [(r[0], r[1], r[2])
+                for r in self._conn.execute("SELECT test, node, file FROM test_runs")]
+
+    def tests_running(self, node: str) -> set[str]:
+        rows = self._conn.execute("SELECT DISTINCT test FROM test_runs WHERE node=?", (node,))
+        return {r[0] for r in rows}
+
+    def tests_running_files(self, files: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for f in files:
+            rows = self._conn.execute("SELECT DISTINCT test FROM test_runs WHERE file=?", (f,))
+            out.update(r[0] for r in rows)
+        return out
 
     # -------------------------------------------------------------- history
     # (history queries are added here by index/history.py's needs; no SQL elsewhere)

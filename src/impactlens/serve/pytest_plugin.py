@@ -21,6 +21,7 @@ import pytest
 
 _SUMMARY = pytest.StashKey[str]()
 _EMPTY = pytest.StashKey[bool]()
+_RECORDER = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,6 +34,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--impact-rev", metavar="REV", default=None,
         help="Like --impact, for a commit (against its parent) or a range A..B instead of "
              "the working tree. Implies --impact.")
+    group.addoption(
+        "--impact-record", action="store_true", default=False,
+        help="Record which tests run which functions (coverage.py, one context per test) "
+             "into the impactlens index; later --impact runs and `impactlens analyze` "
+             "narrow the validation set of a function change to the tests that ran it.")
     group.addoption(
         "--impact-min-conf", metavar="CONF", type=float, default=None,
         help="Minimum test confidence (TEST_MIN, 0..1) for the validation set "
@@ -47,6 +53,37 @@ def pytest_configure(config: pytest.Config) -> None:
     min_conf = config.getoption("impact_min_conf", None)
     if min_conf is not None and not 0.0 <= min_conf <= 1.0:
         raise pytest.UsageError(f"--impact-min-conf: {min_conf} is not within 0..1")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """Start recording before the first conftest imports the code under test: what runs
+    at import time is part of the recording."""
+    if getattr(early_config.known_args_namespace, "impact_record", False):
+        from impactlens.index.recording import Recorder
+
+        recorder = Recorder(_repo_root(Path(early_config.rootpath)))
+        recorder.start()
+        early_config.stash[_RECORDER] = recorder
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    recorder = item.config.stash.get(_RECORDER, None)
+    if recorder is not None:  # setup, call and teardown run on the test's behalf
+        recorder.switch(_repo_id(item, recorder.root)[0])
+    yield
+    if recorder is not None:
+        recorder.switch("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    made = yield
+    recorder = item.config.stash.get(_RECORDER, None)
+    if recorder is not None:
+        recorder.outcome(_repo_id(item, recorder.root)[0], made.get_result().outcome)
 
 
 def _repo_root(start: Path) -> Path:
@@ -130,6 +167,12 @@ def pytest_collection_modifyitems(
     config.stash[_EMPTY] = not kept
 
 
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    if config.stash.get(_RECORDER, None) is not None and _SUMMARY in config.stash:
+        terminalreporter.write_line(config.stash[_SUMMARY])
+
+
 def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
     if not _active(config):
         return None
@@ -139,6 +182,12 @@ def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    recorder = config.stash.get(_RECORDER, None)
+    if recorder is not None:
+        info = recorder.finish()
+        config.stash[_SUMMARY] = (f"impactlens: recorded {info['tests']} tests running "
+                                  f"{info['rows']} (test, function) pairs in {info['files']} "
+                                  f"files into {recorder.root / '.impactlens'}")
     if not _active(config) or not config.stash.get(_EMPTY, False):
         return
     if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:

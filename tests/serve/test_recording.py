@@ -1,0 +1,212 @@
+"""Recorded test runs (`pytest --impact-record`, `impactlens record`) narrowing the
+validation set, on real git repositories and real pytest runs under coverage.py."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from impactlens.api import Project
+from impactlens.impact.recorded import RECORDED
+from impactlens.index.recording import IMPORT_TIME, body_spans
+from impactlens.model import Node, NodeKind
+
+APP: dict[str, str] = {
+    "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    ".gitignore": "__pycache__/\n.impactlens/\n",
+    "src/app/__init__.py": "",
+    "src/app/calc.py": (
+        "def add(a, b):\n"
+        "    return a + b\n\n\n"
+        "def mul(a, b):\n"
+        "    return a * b\n\n\n"
+        "def twice(a):\n"
+        "    return add(a, a)\n"
+    ),
+    # `run` reaches `mul` through a dict: no call edge the static map can follow
+    "src/app/registry.py": (
+        "from app.calc import mul\n\n"
+        "HANDLERS = {'mul': mul}\n\n\n"
+        "def run(kind, *args):\n"
+        "    return HANDLERS[kind](*args)\n"
+    ),
+    # `register` runs when the module is imported (a decorator applied at import)
+    "src/app/boot.py": (
+        "REG = []\n\n\n"
+        "def register(f):\n"
+        "    REG.append(f.__name__)\n"
+        "    return f\n\n\n"
+        "@register\n"
+        "def hello():\n"
+        "    return 'hi'\n"
+    ),
+    "tests/test_calc.py": (
+        "from app.calc import add, mul, twice\n\n\n"
+        "def test_add():\n    assert add(1, 2) == 3\n\n\n"
+        "def test_mul():\n    assert mul(2, 3) == 6\n\n\n"
+        "def test_twice():\n    assert twice(2) == 4\n"
+    ),
+    "tests/test_registry.py": (
+        "from app.registry import run\n\n\n"
+        "def test_run():\n    assert run('mul', 2, 3) == 6\n"
+    ),
+    "tests/test_boot.py": (
+        "from app.boot import REG, hello\n\n\n"
+        "def test_reg():\n    assert REG == ['hello'] and hello() == 'hi'\n"
+    ),
+}
+MUL_CHANGED = APP["src/app/calc.py"].replace("return a * b", "return b * a")
+
+
+@pytest.fixture
+def repo(make_repo: Callable[..., Path]) -> Path:
+    return make_repo(APP)
+
+
+def pytest_run(root: Path, *args: str) -> str:
+    """The repository's suite in a subprocess (the plugin loaded through its entry point);
+    its output. The suite's tests all pass, whatever ``args`` select."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
+                           "no:hypothesispytest", "-rA", *args], cwd=root, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def record(root: Path) -> str:
+    return pytest_run(root, "--impact-record")
+
+
+def validate(root: Path) -> tuple[set[str], str]:
+    with Project(root) as project:
+        result = project.analyze()
+    return set(result.validate), result.tests_note
+
+
+def relations(root: Path) -> dict[str, str]:
+    with Project(root) as project:
+        return {t.test_id: t.relation for t in project.analyze().test_map}
+
+
+def test_recording_maps_each_test_to_the_functions_it_ran(repo: Path) -> None:
+    out = record(repo)
+    assert "5 passed" in out
+    assert re.search(r"impactlens: recorded 5 tests running \d+ \(test, function\) pairs in "
+                     r"\d+ files into ", out)
+    db = sqlite3.connect(repo / ".impactlens" / "index.db")
+    runs = {(t, n) for t, n in db.execute("SELECT test, node FROM test_runs")}
+    assert ("tests/test_registry.py::test_run", "app.calc.mul") in runs  # through the dict
+    assert ("tests/test_calc.py::test_twice", "app.calc.add") in runs
+    assert ("tests/test_calc.py::test_add", "app.calc.mul") not in runs
+    assert (IMPORT_TIME, "app.boot.register") in runs  # the decorator ran at import
+    assert (IMPORT_TIME, "app.calc.mul") not in runs  # a `def` line is not its body
+    outcomes = dict(db.execute("SELECT test, outcome FROM recorded_tests"))
+    assert outcomes["tests/test_calc.py::test_mul"] == "passed"
+
+
+def test_a_function_change_selects_the_tests_that_ran_it(
+        repo: Path) -> None:
+    (repo / "src/app/calc.py").write_text(MUL_CHANGED)
+    static, note = validate(repo)
+    assert note == ""
+    assert "tests/test_calc.py::test_add" in static  # its module imports calc (IMPORTS)
+    record_at_head(repo)
+    narrowed, note = validate(repo)
+    assert narrowed == {"tests/test_calc.py::test_mul", "tests/test_registry.py::test_run"}
+    assert "narrowed the tests of 1 changed function(s)" in note
+
+
+def record_at_head(repo: Path) -> None:
+    """Record the committed state, leaving the working-tree edit in place."""
+    edited = (repo / "src/app/calc.py").read_text()
+    (repo / "src/app/calc.py").write_text(APP["src/app/calc.py"])
+    record(repo)
+    (repo / "src/app/calc.py").write_text(edited)
+
+
+def test_a_function_run_at_import_keeps_the_static_selection(
+        repo: Path) -> None:
+    record(repo)
+    boot = APP["src/app/boot.py"].replace("REG.append(f.__name__)", "REG.insert(0, f.__name__)")
+    (repo / "src/app/boot.py").write_text(boot)
+    tests, note = validate(repo)
+    assert "tests/test_boot.py::test_reg" in tests
+    assert "did not narrow" in note
+
+
+def test_a_recording_of_other_text_is_not_used_for_that_file(
+        repo: Path) -> None:
+    (repo / "src/app/calc.py").write_text(MUL_CHANGED)
+    record(repo)  # records the edited text, not the change's before state
+    tests, note = validate(repo)
+    assert "tests/test_calc.py::test_add" in tests
+    assert "did not narrow" in note
+
+
+def test_tests_that_ran_a_file_changed_since_are_judged_statically(
+        repo: Path, git_commit: Callable[..., str]) -> None:
+    record(repo)
+    registry = APP["src/app/registry.py"] + "\n\ndef kinds():\n    return sorted(HANDLERS)\n"
+    git_commit(repo, {"src/app/registry.py": registry,
+                      "tests/test_more.py": "from app.calc import mul\n\n\n"
+                                            "def test_new():\n    assert mul(1, 1) == 1\n"},
+               "registry lists kinds; a new test")
+    (repo / "src/app/calc.py").write_text(MUL_CHANGED)
+    tests, note = validate(repo)
+    assert "tests/test_calc.py::test_mul" in tests
+    assert "tests/test_calc.py::test_add" not in tests  # fresh: shown not to run mul
+    assert "tests/test_more.py::test_new" in tests  # not recorded: the static map decides
+    # test_run ran registry.py, changed since: stale, so the static map judges it alone
+    assert relations(repo)["tests/test_registry.py::test_run"] != RECORDED
+    assert relations(repo)["tests/test_calc.py::test_mul"] == RECORDED
+    assert "1 stale" in note
+
+
+def test_pytest_impact_runs_the_narrowed_set(repo: Path) -> None:
+    record(repo)
+    (repo / "src/app/calc.py").write_text(MUL_CHANGED)
+    out = pytest_run(repo, "--impact")
+    assert "2 passed, 3 deselected" in out
+    assert "PASSED tests/test_calc.py::test_mul" in out
+
+
+def test_record_command(repo: Path) -> None:
+    exe = [sys.executable, "-m", "impactlens", "record", "--repo", str(repo), "--", "-q",
+           "-p", "no:cacheprovider"]
+    proc = subprocess.run(exe, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "recorded 5 tests" in proc.stderr
+    bad = subprocess.run([*exe[:6], "--", "--no-such-option"], capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert bad.returncode != 0
+    assert "recorded nothing" in bad.stderr
+
+
+def test_body_spans_start_at_the_first_statement() -> None:
+    source = (
+        "@deco\n"  # 1
+        "def f(a,\n"  # 2
+        "      b=g()):\n"  # 3
+        '    """Doc."""\n'  # 4
+        "    def inner():\n"  # 5
+        "        return 1\n"  # 6
+        "    return inner()\n"  # 7
+        "class C:\n"  # 8
+        "    async def m(self):\n"  # 9
+        "        pass\n"  # 10
+    )
+
+    def node(qual: str, kind: NodeKind, start: int, end: int) -> Node:
+        return Node(id=f"m.{qual}", kind=kind, qualname=qual, file="m.py", start_line=start,
+                    end_line=end)
+
+    nodes = [node("f", NodeKind.FUNCTION, 1, 7), node("f.inner", NodeKind.FUNCTION, 5, 6),
+             node("C", NodeKind.CLASS, 8, 10), node("C.m", NodeKind.METHOD, 9, 10)]
+    assert body_spans(source, nodes) == [(4, 7, "m.f"), (6, 6, "m.f.inner"), (10, 10, "m.C.m")]
+    assert body_spans("def (:\n", nodes) == []

@@ -30,7 +30,9 @@ B0 = "from pkg.a import f\n\n\ndef g(y):\n    return f(y)\n"
 def _repo(make_repo, git_commit):
     root = make_repo({"pkg/__init__.py": "", "pkg/a.py": A0, "pkg/b.py": B0,
                       "tests/test_a.py": "from pkg.a import f\n\n\ndef test_f():\n"
-                                         "    assert f(1) == 2\n"}, date=day(0))
+                                         "    assert f(1) == 2\n",
+                      "tests/test_h.py": "from pkg import a\n\n\ndef test_h():\n"
+                                         "    assert a.helper(1) == 2\n"}, date=day(0))
     # 1: formatting and docstrings only, in two files -> skipped
     git_commit(root, {"pkg/a.py": A0.replace("x + 1", "(x + 1)"),
                       "pkg/b.py": '"""Doc."""\n' + B0}, "touch up", date=day(1))
@@ -132,6 +134,9 @@ def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, cap
     assert "pkg/bb.py" in stage["files"]  # the caller's file, reached structurally
     assert "tests/test_a.py::test_f" in stage["tests"]
     assert case["methods"]["-testmap"]["tests"] == []
+    # test_h imports f's module (static IMPORTS) but the recorded run shows it never runs f
+    assert "tests/test_h.py::test_h" in case["methods"]["-recording"]["tests"]
+    assert "tests/test_h.py::test_h" not in stage["tests"]
     s = payload["summary"]["methods"]["stage"]
     assert s["breaking_caught"] == 1.0 and s["r@1"] == 1.0
     assert set(payload["summary"]["ablation"]) == {"walk", "cochange", "testmap", "lexical"}

@@ -50,7 +50,12 @@ Regression measure (§7.2, ``--run-tests``): the suite runs at the parent and ag
 only the seed applied (``--test-timeout`` seconds each); tests that passed before and
 fail after are the *breaking* tests. Reported: the share of breaking tests inside each
 method's targeted validation set and the selection ratio (selected and collected / all collected
-test functions). Test outcomes are cached per (commit, seed) under ``--cache``.
+test functions). A parent run in which no test passed (interrupted at collection, say by a
+deprecation warning turned into an error) counts as *not run*. The suite also runs once more
+at the parent under ``pytest --impact-record``: the ``stage`` uses that recording as a user
+who records would (:mod:`impactlens.impact.recorded`), and the ``-recording`` row is the
+stage with the static test map alone. Test outcomes and recordings are cached per (commit,
+seed) under ``--cache``.
 """
 
 from __future__ import annotations
@@ -540,8 +545,11 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
         if run_tests:
             before_outcomes = _cached_suite(cache, case.sha, "parent", wt, test_timeout,
                                             plugin_dir, pytest_args)
-            recording = _cached_recording(cache, case.sha, wt, store, test_timeout,
-                                          plugin_dir, pytest_args)
+            if before_outcomes is not None and "passed" not in before_outcomes.values():
+                before_outcomes = None  # interrupted at collection: the suite did not run
+            if before_outcomes is not None:
+                recording = _cached_recording(cache, case.sha, wt, store, test_timeout,
+                                              plugin_dir, pytest_args)
         current = {r.path: r.sha256 for r in store.files()}
         for seed in case.seeds:
             module = proj.module_of(seed.file)
@@ -626,9 +634,17 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
     return results
 
 
+def _cache_file(cache: Path | None, sha: str, key: str, extra: Sequence[str]) -> Path | None:
+    """Where a run's result is cached: per commit, seed and pytest arguments."""
+    if cache is None:
+        return None
+    args = hashlib.sha256(" ".join(extra).encode()).hexdigest()[:8] if extra else ""
+    return cache / f"{sha}-{key}{'-' + args if args else ''}.json"
+
+
 def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: float,
                   plugin_dir: Path, extra: Sequence[str] = ()) -> dict[str, str] | None:
-    path = cache / f"{sha}-{key}.json" if cache else None
+    path = _cache_file(cache, sha, key, extra)
     if path is not None and path.exists():
         data = json.loads(path.read_text())
         return data.get("outcomes")
@@ -645,7 +661,7 @@ def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeou
     cache, else run (and cached). ``None`` when the recording run did not complete."""
     from impactlens.index.recording import Recording
 
-    path = cache / f"{sha}-record.json" if cache else None
+    path = _cache_file(cache, sha, "record", extra)
     if path is not None and path.exists():
         data = json.loads(path.read_text())
         with store.transaction():

@@ -4,7 +4,6 @@ validation set, on real git repositories and real pytest runs under coverage.py.
 from __future__ import annotations
 
 import re
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,6 +14,7 @@ import pytest
 from impactlens.api import Project
 from impactlens.impact.recorded import RECORDED
 from impactlens.index.recording import IMPORT_TIME, body_spans
+from impactlens.index.store import Store, index_path
 from impactlens.model import Node, NodeKind
 
 APP: dict[str, str] = {
@@ -99,15 +99,17 @@ def test_recording_maps_each_test_to_the_functions_it_ran(repo: Path) -> None:
     assert "5 passed" in out
     assert re.search(r"impactlens: recorded 5 tests running \d+ \(test, function\) pairs in "
                      r"\d+ files into ", out)
-    db = sqlite3.connect(repo / ".impactlens" / "index.db")
-    runs = {(t, n) for t, n in db.execute("SELECT test, node FROM test_runs")}
+    store = Store.open(index_path(repo))
+    runs = {(t, n) for t, n, _ in store.recording_rows()}
     assert ("tests/test_registry.py::test_run", "app.calc.mul") in runs  # through the dict
     assert ("tests/test_calc.py::test_twice", "app.calc.add") in runs
     assert ("tests/test_calc.py::test_add", "app.calc.mul") not in runs
     assert (IMPORT_TIME, "app.boot.register") in runs  # the decorator ran at import
     assert (IMPORT_TIME, "app.calc.mul") not in runs  # a `def` line is not its body
-    outcomes = dict(db.execute("SELECT test, outcome FROM recorded_tests"))
+    outcomes = store.recorded_tests()
     assert outcomes["tests/test_calc.py::test_mul"] == "passed"
+    assert IMPORT_TIME not in outcomes  # not a test
+    store.close()
 
 
 def test_a_function_change_selects_the_tests_that_ran_it(

@@ -87,11 +87,16 @@ CREATE TABLE commit_files (
 );
 CREATE INDEX commit_files_path ON commit_files(path);
 CREATE INDEX commit_files_sha ON commit_files(sha);
-CREATE TABLE test_runs (test TEXT NOT NULL, node TEXT NOT NULL, file TEXT NOT NULL);
-CREATE INDEX test_runs_node ON test_runs(node);
-CREATE INDEX test_runs_file ON test_runs(file);
+CREATE TABLE recorded_tests (
+    id INTEGER PRIMARY KEY, test TEXT NOT NULL UNIQUE, outcome TEXT NOT NULL
+);
+CREATE TABLE recorded_nodes (id INTEGER PRIMARY KEY, node TEXT NOT NULL, file TEXT NOT NULL);
+CREATE INDEX recorded_nodes_node ON recorded_nodes(node);
+CREATE INDEX recorded_nodes_file ON recorded_nodes(file);
+CREATE TABLE test_runs (
+    node INTEGER NOT NULL, test INTEGER NOT NULL, PRIMARY KEY (node, test)
+) WITHOUT ROWID;
 CREATE TABLE recorded_files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
-CREATE TABLE recorded_tests (test TEXT PRIMARY KEY, outcome TEXT NOT NULL);
 """
 
 
@@ -779,14 +784,27 @@ class Store:
     def put_recording(self, rows: Iterable[tuple[str, str, str]], files: dict[str, str],
                       tests: dict[str, str], info: str) -> None:
         """Replace the recording: ``(test, node, file)`` rows, the recorded files' sha256,
-        every test run with its outcome, and a JSON summary."""
-        for table in ("test_runs", "recorded_files", "recorded_tests"):
+        every test run with its outcome, and a JSON summary. Tests and nodes are stored once
+        each and the rows as integer pairs (a large suite records millions of rows)."""
+        for table in ("test_runs", "recorded_nodes", "recorded_files", "recorded_tests"):
             self._conn.execute(f"DELETE FROM {table}")
-        self._conn.executemany("INSERT INTO test_runs(test, node, file) VALUES (?,?,?)", rows)
+        test_ids: dict[str, int] = {t: i for i, t in enumerate(sorted(tests), 1)}
+        outcomes = dict(tests)
+        node_ids: dict[tuple[str, str], int] = {}
+        pairs: set[tuple[int, int]] = set()
+        for test, node, file in rows:
+            if test not in test_ids:  # lines run outside any test, or a test with no report
+                test_ids[test] = len(test_ids) + 1
+                outcomes.setdefault(test, "")
+            nid = node_ids.setdefault((node, file), len(node_ids) + 1)
+            pairs.add((nid, test_ids[test]))
+        self._conn.executemany("INSERT INTO recorded_tests(id, test, outcome) VALUES (?,?,?)",
+                               [(i, t, outcomes[t]) for t, i in test_ids.items()])
+        self._conn.executemany("INSERT INTO recorded_nodes(id, node, file) VALUES (?,?,?)",
+                               [(i, n, f) for (n, f), i in node_ids.items()])
+        self._conn.executemany("INSERT INTO test_runs(node, test) VALUES (?,?)", sorted(pairs))
         self._conn.executemany("INSERT INTO recorded_files(path, sha256) VALUES (?,?)",
                                sorted(files.items()))
-        self._conn.executemany("INSERT INTO recorded_tests(test, outcome) VALUES (?,?)",
-                               sorted(tests.items()))
         self.set_meta("recording", info)
 
     def recording_info(self) -> str | None:
@@ -797,22 +815,27 @@ class Store:
 
     def recorded_tests(self) -> dict[str, str]:
         """Every test the recording ran, with its outcome."""
-        return {r[0]: r[1] for r in self._conn.execute("SELECT test, outcome FROM recorded_tests")}
+        rows = self._conn.execute("SELECT test, outcome FROM recorded_tests WHERE outcome != ''")
+        return {r[0]: r[1] for r in rows}
+
+    _RUNS = ("SELECT DISTINCT t.test FROM recorded_nodes n JOIN test_runs r ON r.node = n.id "
+             "JOIN recorded_tests t ON t.id = r.test WHERE ")
 
     def recording_rows(self) -> list[tuple[str, str, str]]:
         """The recording's ``(test, node, file)`` rows."""
-        return [(r[0], r[1], r[2])
-                for r in self._conn.execute("SELECT test, node, file FROM test_runs")]
+        rows = self._conn.execute(
+            "SELECT t.test, n.node, n.file FROM test_runs r JOIN recorded_nodes n ON n.id = "
+            "r.node JOIN recorded_tests t ON t.id = r.test")
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def tests_running(self, node: str) -> set[str]:
-        rows = self._conn.execute("SELECT DISTINCT test FROM test_runs WHERE node=?", (node,))
-        return {r[0] for r in rows}
+        """The tests recorded running ``node`` (``""``: it ran outside any test)."""
+        return {r[0] for r in self._conn.execute(self._RUNS + "n.node = ?", (node,))}
 
     def tests_running_files(self, files: Iterable[str]) -> set[str]:
         out: set[str] = set()
         for f in files:
-            rows = self._conn.execute("SELECT DISTINCT test FROM test_runs WHERE file=?", (f,))
-            out.update(r[0] for r in rows)
+            out.update(r[0] for r in self._conn.execute(self._RUNS + "n.file = ?", (f,)))
         return out
 
     # -------------------------------------------------------------- history

@@ -730,6 +730,7 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             caught = total = 0
             per: list[float | None] = []
             ratios: list[float | None] = []
+            least: list[float | None] = []  # the smallest selection that catches them all
             for r in trows:
                 sel = {_base_test(t) for t in r.methods[m].tests or []}
                 if r.suite:  # a selected id the suite does not collect cannot run
@@ -739,11 +740,13 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
                 total += len(brk)
                 per.append(None if not brk else len(brk & sel) / len(brk))
                 ratios.append(None if not r.all_tests else len(sel) / r.all_tests)
+                least.append(None if not r.all_tests else len(brk) / r.all_tests)
             row["breaking_caught"] = _f(None if total == 0 else caught / total)
             row["breaking_caught_macro"] = _f(mean(per))
             row["breaking_tests"] = total
             row["cases_with_breaking"] = sum(1 for p in per if p is not None)
             row["selection_ratio"] = _f(mean(ratios))
+            row["least_selection"] = _f(mean(least))
         out["methods"][m] = row
     # §7.6 ablation verdicts
     full = out["methods"].get("stage")
@@ -820,7 +823,25 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
                 "recall", "precision", "f1", "r@3", "p@3", "breaking_caught",
                 "selection_ratio")) +
                 f" | {a['verdict']} |")
+    out += _regression_markdown(summary)
     return "\n".join(out)
+
+
+def _regression_markdown(summary: dict[str, Any]) -> list[str]:
+    """The §7.2 regression measure of the stage with and without the recorded run."""
+    rows = [(m, summary["methods"].get(m) or {}) for m in ("stage", "-recording", "-testmap")]
+    rows = [(m, r) for m, r in rows if r.get("selection_ratio") is not None]
+    if not rows:
+        return []
+    out = ["", "| tests selected by | cases with breaking tests | breaking tests | caught "
+           "(micro / macro) | selected / all | least selection catching all |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for m, r in rows:
+        caught = f"{fmt(r.get('breaking_caught'), 3)} / {fmt(r.get('breaking_caught_macro'), 3)}"
+        out.append(f"| {m} | {r.get('cases_with_breaking', 0)} | {r.get('breaking_tests', 0)} "
+                   f"| {caught} | {fmt(r.get('selection_ratio'), 3)} "
+                   f"| {fmt(r.get('least_selection'), 3)} |")
+    return out
 
 
 # --------------------------------------------------------------------- main

@@ -27,7 +27,9 @@ APP: dict[str, str] = {
         "def mul(a, b):\n"
         "    return a * b\n\n\n"
         "def twice(a):\n"
-        "    return add(a, a)\n"
+        "    return add(a, a)\n\n\n"
+        "def unused(a):\n"
+        "    return -a\n"
     ),
     # `run` reaches `mul` through a dict: no call edge the static map can follow
     "src/app/registry.py": (
@@ -139,6 +141,17 @@ def test_a_function_run_at_import_keeps_the_static_selection(
     (repo / "src/app/boot.py").write_text(boot)
     tests, note = validate(repo)
     assert "tests/test_boot.py::test_reg" in tests
+    assert "did not narrow" in note
+
+
+def test_a_function_no_test_ran_keeps_the_static_selection(repo: Path) -> None:
+    calc = APP["src/app/calc.py"].replace("return -a", "return 0 - a")
+    (repo / "src/app/calc.py").write_text(calc)
+    static, _ = validate(repo)
+    assert static
+    record_at_head(repo)  # (it may run in a subprocess, which coverage does not follow)
+    tests, note = validate(repo)
+    assert tests == static
     assert "did not narrow" in note
 
 

@@ -67,6 +67,8 @@ class Settings:
     # (caught 0.824 → 0.718: attrs runs code through class decorators the call graph does
     # not see), and §7.2 ranks the regression measure first (bench/README.md)
     test_imports_fallback: bool = False
+    # use the recorded test run (`impactlens record`) when the index holds one
+    use_recorded_runs: bool = True
     # functions holding an un-analyzable site matched to a change only by a method name on
     # an unknown receiver feed the test map when there are at most this many (§7.4)
     max_hidden_sources: int = 16

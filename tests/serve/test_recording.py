@@ -13,7 +13,7 @@ import pytest
 
 from impactlens.api import Project
 from impactlens.impact.recorded import RECORDED
-from impactlens.index.recording import IMPORT_TIME, body_spans
+from impactlens.index.recording import IMPORT_TIME, code_nodes
 from impactlens.index.store import Store, index_path
 from impactlens.model import Node, NodeKind
 
@@ -203,25 +203,15 @@ def test_record_command(repo: Path) -> None:
     assert "recorded nothing" in bad.stderr
 
 
-def test_body_spans_start_at_the_first_statement() -> None:
-    source = (
-        "@deco\n"  # 1
-        "def f(a,\n"  # 2
-        "      b=g()):\n"  # 3
-        '    """Doc."""\n'  # 4
-        "    def inner():\n"  # 5
-        "        return 1\n"  # 6
-        "    return inner()\n"  # 7
-        "class C:\n"  # 8
-        "    async def m(self):\n"  # 9
-        "        pass\n"  # 10
-    )
-
+def test_code_objects_map_to_the_innermost_function_of_their_name() -> None:
     def node(qual: str, kind: NodeKind, start: int, end: int) -> Node:
         return Node(id=f"m.{qual}", kind=kind, qualname=qual, file="m.py", start_line=start,
                     end_line=end)
 
-    nodes = [node("f", NodeKind.FUNCTION, 1, 7), node("f.inner", NodeKind.FUNCTION, 5, 6),
-             node("C", NodeKind.CLASS, 8, 10), node("C.m", NodeKind.METHOD, 9, 10)]
-    assert body_spans(source, nodes) == [(4, 7, "m.f"), (6, 6, "m.f.inner"), (10, 10, "m.C.m")]
-    assert body_spans("def (:\n", nodes) == []
+    nodes = [node("f", NodeKind.FUNCTION, 1, 7),  # decorated: its code starts at line 1
+             node("f.inner", NodeKind.FUNCTION, 5, 6), node("C", NodeKind.CLASS, 8, 10),
+             node("C.m", NodeKind.METHOD, 9, 10), node("C.f", NodeKind.METHOD, 11, 12)]
+    codes = [("f", 1), ("inner", 5), ("m", 9), ("f", 11), ("<listcomp>", 6), ("<module>", 1),
+             ("C", 8), ("gone", 3)]
+    assert code_nodes(codes, nodes) == {("f", 1): "m.f", ("inner", 5): "m.f.inner",
+                                        ("m", 9): "m.C.m", ("f", 11): "m.C.f"}

@@ -462,16 +462,18 @@ def _base_test(tid: str) -> str:
     return tid.split("[", 1)[0]
 
 
+def suite_env(wt: Path, *first: Path) -> dict[str, str]:
+    """The environment a subject's suite runs in: ``first``, then the work tree's ``src``
+    (a src layout) and the work tree itself ahead of anything installed."""
+    paths = [*map(str, first), *([str(wt / "src")] if (wt / "src").is_dir() else []), str(wt)]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
 def run_suite(wt: Path, timeout: float, plugin_dir: Path,
               extra: Sequence[str] = ()) -> dict[str, str] | None:
     """``{test id: outcome}`` of the work tree's suite (``None`` on timeout/crash)."""
     out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
-    env = dict(os.environ)
-    paths = [str(plugin_dir)]
-    if (wt / "src").is_dir():
-        paths.append(str(wt / "src"))
-    paths.append(str(wt))
-    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env = suite_env(wt, plugin_dir)
     env["IMPACTLENS_BENCH_OUT"] = str(out)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     target = ["tests"] if (wt / "tests").is_dir() else (["testing"] if (wt / "testing").is_dir()

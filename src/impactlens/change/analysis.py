@@ -95,7 +95,8 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         task=change.task or "",
         written=written,
         removed=removed,
-        recorded=recorded_runs(project.store, change.files),
+        recorded=(recorded_runs(project.store, change.files)
+                  if project.settings.use_recorded_runs else None),
         settings=project.settings,
     )
 

@@ -11,7 +11,7 @@ Per change, with ``R`` = the tests recorded running the changed function:
 
 - used only when the changed file's *before* text is the recorded one, the change is to a
   function or method's body or signature (or deletes it), ``R`` is not empty (a function no
-  test ran may run in a subprocess coverage did not follow) and it never ran at import time
+  test ran may run in a subprocess the recording did not follow) and it never ran at import time
   (then every importer's tests may see it: the static map, with its import-time rule, stays);
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
 - a static selection stays when the recording cannot speak for that test: it did not run in

@@ -64,7 +64,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         from impactlens.index.recording import Recorder
 
         recorder = Recorder(_repo_root(Path(early_config.rootpath)))
-        recorder.start()
+        try:
+            recorder.start()
+        except RuntimeError as exc:
+            raise pytest.UsageError(f"impactlens: {exc}") from None
         early_config.stash[_RECORDER] = recorder
 
 

@@ -1,0 +1,149 @@
+"""Cost and effect of a recorded test run: `impactlens bench record REPO [--runs N] [--json]`.
+
+On a git work tree whose suite runs under the current interpreter's pytest:
+
+- the suite's wall time plain and under ``--impact-record`` (runs interleaved, medians and
+  their ratio), and the recording's size (tests, (test, function) pairs, index growth);
+- for ``--sample`` functions the recording saw run (seeded choice), a body edit (a
+  statement inserted at the top of the body, in memory only) analysed with the static test
+  map alone and with the recording: validation-set size as a share of the suite, and
+  ``analyze`` latency (medians).
+
+The repository's files are never modified; the index lives in its ``.impactlens``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import random
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from impactlens.index.recording import IMPORT_TIME
+
+
+def _suite_seconds(root: Path, args: Sequence[str]) -> float:
+    """Wall time of the suite, the work tree's code first on the path (as `bench history`)."""
+    from impactlens.bench.history import suite_env
+
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                   cwd=root, env=suite_env(root), capture_output=True, check=False)
+    return time.perf_counter() - t
+
+
+def _probe(source: str, first_body: int) -> str:
+    """``source`` with ``_impactlens_probe = 0`` inserted before line ``first_body``."""
+    lines = source.splitlines(keepends=True)
+    body = lines[first_body - 1]
+    indent = body[: len(body) - len(body.lstrip())]
+    return "".join([*lines[: first_body - 1], f"{indent}_impactlens_probe = 0\n",
+                    *lines[first_body - 1:]])
+
+
+def _first_body_line(source: str, node: Any) -> int | None:
+    """The first body statement's line of the ``def`` that ``node`` spans."""
+    for d in ast.walk(ast.parse(source)):
+        if (isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.end_lineno == node.end_line
+                and min([d.lineno, *(x.lineno for x in d.decorator_list)]) == node.start_line):
+            return d.body[0].lineno
+    return None
+
+
+def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
+    """``(node id, file, first body line)`` of ``n`` functions of non-test files that the
+    recording saw run in a test."""
+    store = project.store
+    rows = store.recording_rows()
+    ran = {node for test, node, _ in rows if test != IMPORT_TIME}
+    out = []
+    for path in sorted({f for _, _, f in rows}):
+        rec = store.file_record(path)
+        text = project.read_file(path)
+        if text is None or rec is None or rec.is_test:
+            continue
+        out.extend((n.id, path, first) for n in store.nodes_in_file(path)
+                   if n.id in ran and (first := _first_body_line(text, n)) is not None)
+    random.Random(seed).shuffle(out)
+    return out[:n]
+
+
+def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
+        seed: int = 0) -> dict[str, Any]:
+    from impactlens.api import Project
+    from impactlens.index.store import index_path
+
+    plain: list[float] = []
+    recorded: list[float] = []
+    for _ in range(runs):
+        plain.append(_suite_seconds(repo, pytest_args))
+        recorded.append(_suite_seconds(repo, [*pytest_args, "--impact-record"]))
+    out: dict[str, Any] = {
+        "repo": repo.name, "runs": runs,
+        "suite_s": {"plain": statistics.median(plain), "recorded": statistics.median(recorded),
+                    "ratio": statistics.median(recorded) / statistics.median(plain)},
+    }
+    project = Project(repo)
+    info = json.loads(project.store.recording_info() or "{}")
+    out["recording"] = {**info, "index_mb": index_path(repo).stat().st_size / 2**20}
+    tests = max(1, int(info.get("tests", 0)))
+    static = Project(repo, project.settings.replace(use_recorded_runs=False))
+    rows = []
+    for nid, path, first in _sample(project, sample, seed):
+        before = project.read_file(path) or ""
+        after = _probe(before, first)
+        row: dict[str, Any] = {"function": nid}
+        for name, p in (("static", static), ("recorded", project)):
+            t = time.perf_counter()
+            res = p.analyze_before_after(path, before, after, refresh=False)
+            row[f"{name}_s"] = time.perf_counter() - t
+            row[f"{name}_selected"] = len(res.validate) / tests
+        rows.append(row)
+    out["functions"] = rows
+    if rows:
+        out["median"] = {k: statistics.median(r[k] for r in rows)
+                         for k in ("static_s", "recorded_s", "static_selected",
+                                   "recorded_selected")}
+        out["mean_selected"] = {k: statistics.fmean(r[k] for r in rows)
+                                for k in ("static_selected", "recorded_selected")}
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="impactlens bench record", description=__doc__)
+    ap.add_argument("repo", type=Path)
+    ap.add_argument("--runs", type=int, default=3, help="suite runs of each kind (median)")
+    ap.add_argument("--pytest-args", default="", help="extra pytest arguments")
+    ap.add_argument("--sample", type=int, default=20, help="functions edited (seeded)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    if not (args.repo / ".git").exists():
+        print(f"impactlens: error: {args.repo} is not a git work tree", file=sys.stderr)
+        return 2
+    got = run(args.repo.resolve(), args.runs, shlex.split(args.pytest_args), args.sample)
+    if args.json:
+        print(json.dumps(got, indent=2))
+        return 0
+    s, r = got["suite_s"], got["recording"]
+    print(f"{got['repo']}: suite {s['plain']:.1f} s plain, {s['recorded']:.1f} s recorded "
+          f"(×{s['ratio']:.2f}, medians of {got['runs']}); {r.get('tests')} tests, "
+          f"{r.get('rows')} (test, function) pairs, index {r['index_mb']:.1f} MB")
+    if "median" in got:
+        m, a = got["median"], got["mean_selected"]
+        print(f"{len(got['functions'])} function body edits: selected {a['static_selected']:.3f}"
+              f" of the suite (static) vs {a['recorded_selected']:.3f} (recorded), means; "
+              f"analyze {m['static_s'] * 1000:.0f} ms vs {m['recorded_s'] * 1000:.0f} ms, "
+              "medians")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -133,12 +133,18 @@ def _body_edit(text: str, i: int) -> str | None:
     for n, line in enumerate(lines[:-1]):
         if line.startswith("def ") and line.rstrip().endswith(":"):
             body = lines[n + 1]
-            indent = body[: len(body) - len(body.lstrip())]
-            if not indent or not body.strip():
+            if not body.strip() or not body[0].isspace():
                 continue
-            lines.insert(n + 1, f"{indent}_bench_local = {i}\n")
-            return "".join(lines)
+            return insert_statement(text, n + 2, f"_bench_local = {i}")
     return None
+
+
+def insert_statement(text: str, line: int, statement: str) -> str:
+    """``text`` with ``statement`` inserted before line ``line`` (1-based), indented as it."""
+    lines = text.splitlines(keepends=True)
+    at = lines[line - 1]
+    indent = at[: len(at) - len(at.lstrip())]
+    return "".join([*lines[: line - 1], f"{indent}{statement}\n", *lines[line - 1:]])
 
 
 def _def_inserted(text: str, i: int) -> str:

@@ -40,15 +40,6 @@ def _suite_seconds(root: Path, args: Sequence[str]) -> float:
     return time.perf_counter() - t
 
 
-def _probe(source: str, first_body: int) -> str:
-    """``source`` with ``_impactlens_probe = 0`` inserted before line ``first_body``."""
-    lines = source.splitlines(keepends=True)
-    body = lines[first_body - 1]
-    indent = body[: len(body) - len(body.lstrip())]
-    return "".join([*lines[: first_body - 1], f"{indent}_impactlens_probe = 0\n",
-                    *lines[first_body - 1:]])
-
-
 def _first_body_line(source: str, node: Any) -> int | None:
     """The first body statement's line of the ``def`` that ``node`` spans."""
     for d in ast.walk(ast.parse(source)):
@@ -79,6 +70,7 @@ def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
 def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
         seed: int = 0) -> dict[str, Any]:
     from impactlens.api import Project
+    from impactlens.bench.perf import insert_statement
     from impactlens.index.store import index_path
 
     plain: list[float] = []
@@ -99,7 +91,7 @@ def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
     rows = []
     for nid, path, first in _sample(project, sample, seed):
         before = project.read_file(path) or ""
-        after = _probe(before, first)
+        after = insert_statement(before, first, "_impactlens_probe = 0")
         row: dict[str, Any] = {"function": nid}
         for name, p in (("static", static), ("recorded", project)):
             t = time.perf_counter()

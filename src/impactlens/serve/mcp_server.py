@@ -320,7 +320,7 @@ def _analyze_output(change: Any, result: Any, detail: bool) -> AnalyzeOutput:
         "dag": data["dag"],
         "unanalyzable": data.get("unanalyzable", []),
         "co_change": data.get("co_change", {}),
-        "note": "",
+        "note": result.tests_note,  # how a recorded test run shaped `validate`, if it did
     }
     if detail:
         out["test_map"] = data.get("test_map", [])
@@ -401,7 +401,7 @@ def build_server(root: str | Path) -> Any:
                 if cur is None or t.conf > cur["conf"]:
                     best[t.test_id] = {"test_id": t.test_id, "conf": t.conf, "via": t.via}
             evidence = [best[t] for t in tests if t in best]
-            note = "" if tests else "no test reaches the changed code"
+            note = result.tests_note or ("" if tests else "no test reaches the changed code")
             return {"change": _change_info(change), "tests": tests, "count": len(tests),
                     "evidence": evidence, "note": note}
         return await backend.call(work)

@@ -93,11 +93,16 @@ def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
         before = project.read_file(path) or ""
         after = insert_statement(before, first, "_impactlens_probe = 0")
         row: dict[str, Any] = {"function": nid}
+        chosen: dict[str, set[str]] = {}
         for name, p in (("static", static), ("recorded", project)):
             t = time.perf_counter()
             res = p.analyze_before_after(path, before, after, refresh=False)
             row[f"{name}_s"] = time.perf_counter() - t
             row[f"{name}_selected"] = len(res.validate) / tests
+            chosen[name] = set(res.validate)
+        # tests the recording saw run the function that no static path reaches, and back
+        row["only_recorded"] = len(chosen["recorded"] - chosen["static"])
+        row["only_static"] = len(chosen["static"] - chosen["recorded"])
         rows.append(row)
     out["functions"] = rows
     if rows:
@@ -106,6 +111,7 @@ def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
                                    "recorded_selected")}
         out["mean_selected"] = {k: statistics.fmean(r[k] for r in rows)
                                 for k in ("static_selected", "recorded_selected")}
+        out["functions_with_tests_only_recorded"] = sum(1 for r in rows if r["only_recorded"])
     return out
 
 
@@ -121,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"impactlens: error: {args.repo} is not a git work tree", file=sys.stderr)
         return 2
     got = run(args.repo.resolve(), args.runs, shlex.split(args.pytest_args), args.sample)
+    if not got["recording"].get("tests"):
+        print(f"impactlens: error: no test ran under --impact-record in {args.repo} "
+              "(does `pytest` run there?)", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(got, indent=2))
         return 0
@@ -133,7 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(got['functions'])} function body edits: selected {a['static_selected']:.3f}"
               f" of the suite (static) vs {a['recorded_selected']:.3f} (recorded), means; "
               f"analyze {m['static_s'] * 1000:.0f} ms vs {m['recorded_s'] * 1000:.0f} ms, "
-              "medians")
+              f"medians; {got['functions_with_tests_only_recorded']} edits had tests that "
+              "ran the function but no static path reaches")
     return 0
 
 

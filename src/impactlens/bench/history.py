@@ -462,6 +462,11 @@ def _base_test(tid: str) -> str:
     return tid.split("[", 1)[0]
 
 
+# a test module that fails to import errors its own tests, not the whole session (pytest
+# stops at a collection error: every other test would count as broken without running)
+_SUITE_FLAGS = ("--continue-on-collection-errors",)
+
+
 def suite_env(wt: Path, *first: Path) -> dict[str, str]:
     """The environment a subject's suite runs in: ``first``, then the work tree's ``src``
     (a src layout) and the work tree itself ahead of anything installed."""
@@ -479,7 +484,7 @@ def run_suite(wt: Path, timeout: float, plugin_dir: Path,
     target = ["tests"] if (wt / "tests").is_dir() else (["testing"] if (wt / "testing").is_dir()
                                                          else [])
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-           "impactlens_bench_plugin", "-o", "addopts=", *extra, *target]
+           "impactlens_bench_plugin", "-o", "addopts=", *_SUITE_FLAGS, *extra, *target]
     if importlib.util.find_spec("pytest_timeout") is not None:
         cmd[4:4] = ["--timeout", "60"]  # a hanging test fails, the suite goes on
     try:
@@ -640,8 +645,8 @@ def _cache_file(cache: Path | None, sha: str, key: str, extra: Sequence[str]) ->
     """Where a run's result is cached: per commit, seed and pytest arguments."""
     if cache is None:
         return None
-    args = hashlib.sha256(" ".join(extra).encode()).hexdigest()[:8] if extra else ""
-    return cache / f"{sha}-{key}{'-' + args if args else ''}.json"
+    args = hashlib.sha256(" ".join([*_SUITE_FLAGS, *extra]).encode()).hexdigest()[:8]
+    return cache / f"{sha}-{key}-{args}.json"
 
 
 def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: float,

@@ -47,15 +47,17 @@ stage's prediction count for that case), symbol-level P/R/F1, and the mean dista
 parent) from each predicted file to the nearest gold file.
 
 Regression measure (§7.2, ``--run-tests``): the suite runs at the parent and again with
-only the seed applied (``--test-timeout`` seconds each); tests that passed before and
-fail after are the *breaking* tests. Reported: the share of breaking tests inside each
-method's targeted validation set and the selection ratio (selected and collected / all collected
-test functions). A parent run in which no test passed (interrupted at collection, say by a
-deprecation warning turned into an error) counts as *not run*. The suite also runs once more
-at the parent under ``pytest --impact-record``: the ``stage`` uses that recording as a user
-who records would (:mod:`impactlens.impact.recorded`), and the ``-recording`` row is the
-stage with the static test map alone. Test outcomes and recordings are cached per (commit,
-seed) under ``--cache``.
+only the seed applied (``--test-timeout`` seconds each, ``--continue-on-collection-errors``);
+tests that passed before and fail after are the *breaking* tests — once rerun at the parent
+and kept only if they pass there again (a flaky test failing for its own reasons is not the
+seed's breakage). Reported: the share of breaking tests inside each method's targeted
+validation set and the selection ratio (selected and collected / all collected test
+functions). A parent run in which no test passed (say every module failed to import) counts
+as *not run*. The suite also runs once more at the parent under ``pytest --impact-record``:
+the ``stage`` uses that recording as a user who records would
+(:mod:`impactlens.impact.recorded`), and the ``-recording`` row is the stage with the static
+test map alone. Test outcomes and recordings are cached per (commit, seed) under
+``--cache``.
 """
 
 from __future__ import annotations
@@ -474,15 +476,16 @@ def suite_env(wt: Path, *first: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
-def run_suite(wt: Path, timeout: float, plugin_dir: Path,
-              extra: Sequence[str] = ()) -> dict[str, str] | None:
-    """``{test id: outcome}`` of the work tree's suite (``None`` on timeout/crash)."""
+def run_suite(wt: Path, timeout: float, plugin_dir: Path, extra: Sequence[str] = (),
+              ids: Sequence[str] = ()) -> dict[str, str] | None:
+    """``{test id: outcome}`` of the work tree's suite, or of the tests ``ids`` only
+    (``None`` on timeout/crash)."""
     out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
     env = suite_env(wt, plugin_dir)
     env["IMPACTLENS_BENCH_OUT"] = str(out)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    target = ["tests"] if (wt / "tests").is_dir() else (["testing"] if (wt / "testing").is_dir()
-                                                         else [])
+    target = list(ids) or (["tests"] if (wt / "tests").is_dir() else
+                           (["testing"] if (wt / "testing").is_dir() else []))
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
            "impactlens_bench_plugin", "-o", "addopts=", *_SUITE_FLAGS, *extra, *target]
     if importlib.util.find_spec("pytest_timeout") is not None:
@@ -633,6 +636,11 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                         t for t, o in before_outcomes.items()
                         if o == "passed" and after.get(t, "error") in ("failed", "error")
                     )
+                    if r.breaking:  # a test failing at the parent on a rerun is flaky
+                        again = _cached_suite(cache, case.sha, seed.key + "-recheck", wt,
+                                              test_timeout, plugin_dir, pytest_args,
+                                              ids=r.breaking) or {}
+                        r.breaking = [t for t in r.breaking if again.get(t) == "passed"]
                     r.suite = sorted({_base_test(t) for t in before_outcomes})
                     r.all_tests = len(r.suite)
             results.append(r)
@@ -650,12 +658,13 @@ def _cache_file(cache: Path | None, sha: str, key: str, extra: Sequence[str]) ->
 
 
 def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: float,
-                  plugin_dir: Path, extra: Sequence[str] = ()) -> dict[str, str] | None:
+                  plugin_dir: Path, extra: Sequence[str] = (),
+                  ids: Sequence[str] = ()) -> dict[str, str] | None:
     path = _cache_file(cache, sha, key, extra)
     if path is not None and path.exists():
         data = json.loads(path.read_text())
         return data.get("outcomes")
-    outcomes = run_suite(wt, timeout, plugin_dir, extra)
+    outcomes = run_suite(wt, timeout, plugin_dir, extra, ids)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"outcomes": outcomes}, sort_keys=True))

@@ -48,13 +48,13 @@ parent) from each predicted file to the nearest gold file.
 
 Regression measure (§7.2, ``--run-tests``): the suite runs at the parent and again with
 only the seed applied (``--test-timeout`` seconds each, ``--continue-on-collection-errors``);
-tests that passed before and fail after are the *breaking* tests — once rerun at the parent
-and kept only if they pass there again (a flaky test failing for its own reasons is not the
-seed's breakage). Reported: the share of breaking tests inside each method's targeted
-validation set and the selection ratio (selected and collected / all collected test
-functions). A parent run in which no test passed (say every module failed to import) counts
-as *not run*. The suite also runs once more at the parent under ``pytest --impact-record``:
-the ``stage`` uses that recording as a user who records would
+tests that passed before and fail after are the *breaking* tests — rerun on their own at
+the parent and seeded, and kept only if they pass and fail again (a flaky or order-dependent
+test is not the seed's breakage). Reported: the share of breaking tests inside each
+method's targeted validation set and the selection ratio (selected and collected / all
+collected test functions). A parent run in which no test passed (say every module failed
+to import) counts as *not run*. The suite also runs once more at the parent under
+``pytest --impact-record``: the ``stage`` uses that recording as a user who records would
 (:mod:`impactlens.impact.recorded`), and the ``-recording`` row is the stage with the static
 test map alone. Test outcomes and recordings are cached per (commit, seed) under
 ``--cache``.
@@ -65,6 +65,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -623,30 +624,58 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 dist={m: [dist.get(f) for f in run.files] for m, run in methods.items()},
             )
             if run_tests and before_outcomes is not None:
-                target = wt / seed.file
-                original = target.read_bytes()
-                try:
-                    target.write_text(seed.seeded, encoding="utf-8")
-                    after = _cached_suite(cache, case.sha, seed.key, wt, test_timeout,
-                                          plugin_dir, pytest_args)
-                finally:
-                    target.write_bytes(original)
+                run = functools.partial(_seeded_suite, cache, case.sha, wt, test_timeout,
+                                        plugin_dir, pytest_args)
+                after = run(seed.key, seed=seed)
                 if after is not None:
-                    r.breaking = sorted(
-                        t for t, o in before_outcomes.items()
-                        if o == "passed" and after.get(t, "error") in ("failed", "error")
-                    )
-                    if r.breaking:  # a test failing at the parent on a rerun is flaky
-                        again = _cached_suite(cache, case.sha, seed.key + "-recheck", wt,
-                                              test_timeout, plugin_dir, pytest_args,
-                                              ids=r.breaking) or {}
-                        r.breaking = [t for t in r.breaking if again.get(t) == "passed"]
+                    r.breaking = _confirmed_breaking(before_outcomes, after, seed, run)
                     r.suite = sorted({_base_test(t) for t in before_outcomes})
                     r.all_tests = len(r.suite)
             results.append(r)
             if progress:
                 progress(r)
     return results
+
+
+_BROKEN = ("failed", "error")
+
+
+def _seeded_suite(cache: Path | None, sha: str, wt: Path, timeout: float, plugin_dir: Path,
+                  extra: Sequence[str], key: str, ids: Sequence[str] = (),
+                  seed: Any = None) -> dict[str, str] | None:
+    """A (cached) suite run, of ``ids`` only when given, with ``seed`` applied if given."""
+    with _seed_applied(wt, seed):
+        return _cached_suite(cache, sha, key, wt, timeout, plugin_dir, extra, ids=ids)
+
+
+def _confirmed_breaking(before: dict[str, str], after: dict[str, str], seed: Any,
+                        run: Any) -> list[str]:
+    """Tests that passed at the parent and fail seeded — rerun on their own, at the parent
+    and seeded, and kept only if they pass and fail again (a flaky or order-dependent test
+    is not the seed's breakage)."""
+    brk = sorted(t for t, o in before.items() if o == "passed" and after.get(t, "error")
+                 in _BROKEN)
+    if not brk:
+        return brk
+    parent = run(seed.key + "-recheck", brk) or {}
+    seeded = run(seed.key + "-recheck-seeded", brk, seed=seed) or {}
+    return [t for t in brk if parent.get(t) == "passed" and seeded.get(t, "error") in _BROKEN]
+
+
+@contextlib.contextmanager
+def _seed_applied(wt: Path, seed: Any) -> Iterator[None]:
+    """The work tree with ``seed``'s file seeded (nothing when ``seed`` is None), restored
+    afterwards."""
+    if seed is None:
+        yield
+        return
+    target = wt / seed.file
+    original = target.read_bytes()
+    try:
+        target.write_text(seed.seeded, encoding="utf-8")
+        yield
+    finally:
+        target.write_bytes(original)
 
 
 def _cache_file(cache: Path | None, sha: str, key: str, extra: Sequence[str]) -> Path | None:

@@ -94,6 +94,7 @@ from impactlens.bench.metrics import (
 from impactlens.change import git as gitcmd
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
+from impactlens.index.recording import base_test_id
 from impactlens.settings import DEFAULT, Settings
 
 KS = (1, 3, 5)
@@ -461,10 +462,6 @@ def stage_predictions(result: Any, seed_file: str, seed_entity: str,
     return files, syms, list(result.validate)
 
 
-def _base_test(tid: str) -> str:
-    return tid.split("[", 1)[0]
-
-
 # a test module that fails to import errors its own tests, not the whole session (pytest
 # stops at a collection error: every other test would count as broken without running)
 _SUITE_FLAGS = ("--continue-on-collection-errors",)
@@ -629,7 +626,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 after = run(seed.key, seed=seed)
                 if after is not None:
                     r.breaking = _confirmed_breaking(before_outcomes, after, seed, run)
-                    r.suite = sorted({_base_test(t) for t in before_outcomes})
+                    r.suite = sorted({base_test_id(t) for t in before_outcomes})
                     r.all_tests = len(r.suite)
             results.append(r)
             if progress:
@@ -777,10 +774,10 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             ratios: list[float | None] = []
             least: list[float | None] = []  # the smallest selection that catches them all
             for r in trows:
-                sel = {_base_test(t) for t in r.methods[m].tests or []}
+                sel = {base_test_id(t) for t in r.methods[m].tests or []}
                 if r.suite:  # a selected id the suite does not collect cannot run
                     sel &= set(r.suite)
-                brk = {_base_test(t) for t in r.breaking or []}
+                brk = {base_test_id(t) for t in r.breaking or []}
                 caught += len(brk & sel)
                 total += len(brk)
                 per.append(None if not brk else len(brk & sel) / len(brk))

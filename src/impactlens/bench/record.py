@@ -40,13 +40,11 @@ def _suite_seconds(root: Path, args: Sequence[str]) -> float:
     return time.perf_counter() - t
 
 
-def _first_body_line(source: str, node: Any) -> int | None:
-    """The first body statement's line of the ``def`` that ``node`` spans."""
-    for d in ast.walk(ast.parse(source)):
-        if (isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.end_lineno == node.end_line
-                and min([d.lineno, *(x.lineno for x in d.decorator_list)]) == node.start_line):
-            return d.body[0].lineno
-    return None
+def _body_lines(source: str) -> dict[tuple[int, int], int]:
+    """(first line with decorators, last line) of each ``def`` → its first body line."""
+    return {(min([d.lineno, *(x.lineno for x in d.decorator_list)]), d.end_lineno or 0):
+            d.body[0].lineno for d in ast.walk(ast.parse(source))
+            if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
@@ -61,8 +59,9 @@ def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
         text = project.read_file(path)
         if text is None or rec is None or rec.is_test:
             continue
+        body = _body_lines(text)
         out.extend((n.id, path, first) for n in store.nodes_in_file(path)
-                   if n.id in ran and (first := _first_body_line(text, n)) is not None)
+                   if n.id in ran and (first := body.get((n.start_line, n.end_line))))
     random.Random(seed).shuffle(out)
     return out[:n]
 

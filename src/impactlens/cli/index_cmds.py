@@ -83,8 +83,8 @@ def record_cmd(repo: Path, pytest_args: tuple[str, ...]) -> None:
     """Run the test suite once and record which tests run which functions.
 
     PYTEST_ARGS go to pytest (e.g. `impactlens record -- -x tests/unit`). The run is
-    pytest with `--impact-record` (coverage.py, one context per test) in the repository
-    root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
+    pytest with `--impact-record` (a call-only trace hook, one test at a time) in the
+    repository root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
     only the tests that ran it — while the files those tests ran are unchanged."""
     code, info = Project(repo).record_tests(pytest_args)
     if info is None:

@@ -4,8 +4,8 @@
 hook (``sys.settrace`` / ``threading.settrace``): every Python function call reports its
 code object to the current test — its node id — or, outside any test (collection, a
 conftest), to the import-time set ``""``. The hook returns no local tracer, so a frame
-costs one callback and no line events (click's suite: ×2.0 wall time, against ×3.2 for
-coverage.py with a context per test, which re-flushes its line data at every switch). A
+costs one callback and no line events (click's suite: ×2.0–2.5 wall time, against ×3.2
+for coverage.py with a context per test, which re-flushes its line data at every switch). A
 module's top-level code is the exception: the hook follows it to its ``return`` (lines off)
 to know that an import is running, and every function called meanwhile — a class decorator,
 a registry call — is import-time too, even when a test triggered the import.
@@ -82,14 +82,16 @@ def code_nodes(codes: Iterable[tuple[str, int]], nodes: Iterable[Node]) -> dict[
     method nodes: same name, the first line within the node's lines (a decorated function's
     code starts at its first decorator), the innermost such node. Comprehensions, lambdas
     and module code map to nothing (their function, if any, ran too)."""
-    callables = sorted(((n.start_line, n.end_line, n.qualname.rsplit(".", 1)[-1], n.id)
-                        for n in nodes if n.kind in _CALLABLE), reverse=True)
+    named: dict[str, list[tuple[int, int, str]]] = {}
+    for n in nodes:
+        if n.kind in _CALLABLE:
+            named.setdefault(n.qualname.rsplit(".", 1)[-1], []).append(
+                (n.start_line, n.end_line, n.id))
     out: dict[tuple[str, int], str] = {}
     for name, first in codes:
-        for start, end, leaf, nid in callables:  # latest start first: the innermost
-            if leaf == name and start <= first <= end:
-                out[(name, first)] = nid
-                break
+        spans = [(start, nid) for start, end, nid in named.get(name, ()) if start <= first <= end]
+        if spans:
+            out[(name, first)] = max(spans)[1]  # the latest start: the innermost
     return out
 
 
@@ -109,6 +111,7 @@ class Recorder:
         if sys.gettrace() is not None:
             raise RuntimeError("another trace function is active (coverage, a debugger): "
                                "--impact-record cannot run alongside it")
+        _import_time.clear()
         _current = _import_time
         threading.settrace(_hook)
         sys.settrace(_hook)
@@ -133,11 +136,12 @@ class Recorder:
                                            and "site-packages" not in filename)
         return ours
 
-    def outcome(self, test: str, outcome: str) -> None:
-        """Keep a test's worst phase outcome (a failed setup or teardown fails it)."""
-        old = self.outcomes.get(test)
+    def outcome(self, outcome: str) -> None:
+        """Keep the running test's worst phase outcome (a failed setup or teardown fails
+        it)."""
+        old = self.outcomes.get(self._last)
         if old is None or _WORST.get(outcome, 2) > _WORST.get(old, 2):
-            self.outcomes[test] = outcome
+            self.outcomes[self._last] = outcome
 
     def stop(self) -> None:
         sys.settrace(None)

@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "the working tree. Implies --impact.")
     group.addoption(
         "--impact-record", action="store_true", default=False,
-        help="Record which tests run which functions (coverage.py, one context per test) "
+        help="Record which tests run which functions (a call-only trace hook) "
              "into the impactlens index; later --impact runs and `impactlens analyze` "
              "narrow the validation set of a function change to the tests that ran it.")
     group.addoption(
@@ -86,7 +86,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     made = yield
     recorder = item.config.stash.get(_RECORDER, None)
     if recorder is not None:
-        recorder.outcome(_repo_id(item, recorder.root)[0], made.get_result().outcome)
+        recorder.outcome(made.get_result().outcome)  # of the test being run
 
 
 def _repo_root(start: Path) -> Path:

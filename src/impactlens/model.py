@@ -241,6 +241,7 @@ class BodyDelta:
     after_src: str | None
     before_lines: frozenset[int]
     after_lines: frozenset[int]
+    before_start: int = 1  # the file line of before_src's first line
 
 
 @dataclass(frozen=True, slots=True)

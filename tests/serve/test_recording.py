@@ -1,5 +1,5 @@
 """Recorded test runs (`pytest --impact-record`, `impactlens record`) narrowing the
-validation set, on real git repositories and real pytest runs under coverage.py."""
+validation set, on real git repositories and real pytest runs."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_recording_maps_each_test_to_the_functions_it_ran(repo: Path) -> None:
     assert re.search(r"impactlens: recorded 5 tests running \d+ \(test, function\) pairs in "
                      r"\d+ files into ", out)
     store = Store.open(index_path(repo))
-    runs = {(t, n) for t, n, _ in store.recording_rows()}
+    runs = {(t, n) for t, n, _, _ in store.recording_rows()}
     assert ("tests/test_registry.py::test_run", "app.calc.mul") in runs  # through the dict
     assert ("tests/test_calc.py::test_twice", "app.calc.add") in runs
     assert ("tests/test_calc.py::test_add", "app.calc.mul") not in runs

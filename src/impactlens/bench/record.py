@@ -5,9 +5,9 @@ On a git work tree whose suite runs under the current interpreter's pytest:
 - the suite's wall time plain and under ``--impact-record`` (runs interleaved, medians and
   their ratio), and the recording's size (tests, (test, function) pairs, index growth);
 - for ``--sample`` functions the recording saw run (seeded choice), a body edit (a
-  statement inserted at the top of the body, in memory only) analysed with the static test
-  map alone and with the recording: validation-set size as a share of the suite, and
-  ``analyze`` latency (medians).
+  statement inserted before one of the body's simple statements, at any depth, seeded; in
+  memory only) analysed with the static test map alone and with the recording:
+  validation-set size as a share of the suite, and ``analyze`` latency (medians).
 
 The repository's files are never modified; the index lives in its ``.impactlens``.
 """
@@ -40,11 +40,20 @@ def _suite_seconds(root: Path, args: Sequence[str]) -> float:
     return time.perf_counter() - t
 
 
-def _body_lines(source: str) -> dict[tuple[int, int], int]:
-    """(first line with decorators, last line) of each ``def`` → its first body line."""
-    return {(min([d.lineno, *(x.lineno for x in d.decorator_list)]), d.end_lineno or 0):
-            d.body[0].lineno for d in ast.walk(ast.parse(source))
-            if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)}
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+             ast.TryStar, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _body_lines(source: str) -> dict[tuple[int, int], list[int]]:
+    """(first line with decorators, last line) of each ``def`` → the first lines of its
+    body's simple statements (any depth)."""
+    out = {}
+    for d in ast.walk(ast.parse(source)):
+        if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
+            key = (min([d.lineno, *(x.lineno for x in d.decorator_list)]), d.end_lineno or 0)
+            out[key] = sorted({s.lineno for b in d.body for s in ast.walk(b)
+                               if isinstance(s, ast.stmt) and not isinstance(s, _COMPOUND)})
+    return out
 
 
 def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
@@ -52,17 +61,18 @@ def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
     recording saw run in a test."""
     store = project.store
     rows = store.recording_rows()
-    ran = {node for test, node, _ in rows if test != IMPORT_TIME}
+    ran = {node for test, node, _, _ in rows if test != IMPORT_TIME}
+    pick = random.Random(seed)
     out = []
-    for path in sorted({f for _, _, f in rows}):
+    for path in sorted({f for _, _, f, _ in rows}):
         rec = store.file_record(path)
         text = project.read_file(path)
         if text is None or rec is None or rec.is_test:
             continue
         body = _body_lines(text)
-        out.extend((n.id, path, first) for n in store.nodes_in_file(path)
-                   if n.id in ran and (first := body.get((n.start_line, n.end_line))))
-    random.Random(seed).shuffle(out)
+        out.extend((n.id, path, pick.choice(lines)) for n in store.nodes_in_file(path)
+                   if n.id in ran and (lines := body.get((n.start_line, n.end_line))))
+    pick.shuffle(out)
     return out[:n]
 
 

@@ -80,12 +80,13 @@ def index_cmd(path: Path, full: bool, as_json: bool) -> None:
 @repo_option
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def record_cmd(repo: Path, pytest_args: tuple[str, ...]) -> None:
-    """Run the test suite once and record which tests run which functions.
+    """Run the test suite once and record which tests run which functions and lines.
 
     PYTEST_ARGS go to pytest (e.g. `impactlens record -- -x tests/unit`). The run is
-    pytest with `--impact-record` (a call-only trace hook, one test at a time) in the
-    repository root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
-    only the tests that ran it — while the files those tests ran are unchanged."""
+    pytest with `--impact-record` (a trace hook, one test at a time) in the repository
+    root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
+    only the tests that ran it — for a body edit, only those that ran the changed
+    statements — while the files those tests ran are unchanged."""
     code, info = Project(repo).record_tests(pytest_args)
     if info is None:
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")

@@ -464,7 +464,7 @@ def _compare(old: _Entity, new: _Entity, a_ents, b_ents, qual, path: str,  # typ
             body = BodyDelta(
                 before_src=_func_src(b_lines, old), after_src=_func_src(a_lines, new),
                 before_lines=_rel(diff.before, old.start, old.end),
-                after_lines=_rel(diff.after, new.start, new.end),
+                after_lines=_rel(diff.after, new.start, new.end), before_start=old.start,
             )
             lo, hi = rng
             what = f"body line {lo}" if lo == hi else f"body lines {lo}-{hi}"

@@ -13,6 +13,11 @@ Per change, with ``R`` = the tests recorded running the changed function:
   function or method's body or signature (or deletes it), ``R`` is not empty (a function no
   test ran may run in a subprocess the recording did not follow) and it never ran at import time
   (then every importer's tests may see it: the static map, with its import-time rule, stays);
+- for a body edit, ``R`` narrows further to the tests that executed one of the *statements*
+  the edit touches (:mod:`impactlens.impact.statements`: the replaced statements, or the
+  innermost block holding an added or restructured one; the whole function where nothing
+  narrower is sound). An edit to the function's own docstring is left to the static map:
+  ``__doc__`` is read without running the function;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
 - a static selection stays when the recording cannot speak for that test: it did not run in
   the recording (added since, deselected), or it is *stale* — it executed a file whose
@@ -25,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from impactlens.impact.statements import Touched, touched_statements
 from impactlens.index.recording import IMPORT_TIME, Recording
 from impactlens.model import AtomicChange, ChangeType, FileChange, TestImpact
 from impactlens.settings import DEFAULT, Settings
@@ -46,6 +52,8 @@ class RecordedTests:
     fresh_files: frozenset[str]
     stale: frozenset[str]
     narrowed: list[str] = field(default_factory=list)  # seeds whose tests were narrowed
+    by_lines: list[str] = field(default_factory=list)  # … to tests that ran changed lines
+    unrun: list[str] = field(default_factory=list)  # … where no test ran the changed lines
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
                settings: Settings = DEFAULT) -> list[TestImpact]:
@@ -56,6 +64,15 @@ class RecordedTests:
         ran = self.recording.runs(seed)
         if not ran or IMPORT_TIME in ran:
             return list(hits)
+        touched = _touched(change)
+        if touched.scope == "static":
+            return list(hits)
+        narrower = self.recording.runs_lines(seed, touched.lines) if touched.lines else None
+        if narrower is not None:
+            ran = narrower
+            self.by_lines.append(seed)
+            if not ran:
+                self.unrun.append(seed)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
         kept = [t for t in hits if t.test_id in unknown]
         w = settings.test_edge_weights["TESTS"]
@@ -69,8 +86,22 @@ class RecordedTests:
         if not self.narrowed:
             return f"tests: {what}; it did not narrow this change's tests"
         stale = f", {len(self.stale)} stale" if self.stale else ""
+        lines = (f" ({len(self.by_lines)} to the tests that ran the changed statements)"
+                 if self.by_lines else "")
+        unrun = (f"; no recorded test ran the changed statements of {', '.join(self.unrun)}"
+                 if self.unrun else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
-                f"changed function(s) to those that ran them")
+                f"changed function(s) to those that ran them{lines}{unrun}")
+
+
+def _touched(change: AtomicChange) -> Touched:
+    """The statements of a body edit, in file lines (the whole function for other edits)."""
+    body = change.body
+    if (change.change_type is not ChangeType.METHOD_BODY or body is None
+            or body.before_src is None or body.after_src is None):
+        return Touched("function")
+    got = touched_statements(body.before_src, body.after_src)
+    return Touched(got.scope, frozenset(x + body.before_start - 1 for x in got.lines), got.why)
 
 
 def recorded_tests(recording: Recording | None, current: Mapping[str, str],

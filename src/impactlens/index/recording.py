@@ -1,21 +1,25 @@
-"""Recorded test runs: which tests executed which functions, from a real run of the suite.
+"""Recorded test runs: which tests executed which functions — and which of their lines —
+from a real run of the suite.
 
-``pytest --impact-record`` (or ``impactlens record``) runs the suite with a call-only trace
-hook (``sys.settrace`` / ``threading.settrace``): every Python function call reports its
-code object to the current test — its node id — or, outside any test (collection, a
-conftest), to the import-time set ``""``. The hook returns no local tracer, so a frame
-costs one callback and no line events (click's suite: ×2.0–2.5 wall time, against ×3.2
-for coverage.py with a context per test, which re-flushes its line data at every switch). A
-module's top-level code is the exception: the hook follows it to its ``return`` (lines off)
-to know that an import is running, and every function called meanwhile — a class decorator,
-a registry call — is import-time too, even when a test triggered the import.
+``pytest --impact-record`` (or ``impactlens record``) runs the suite with a trace hook
+(``sys.settrace`` / ``threading.settrace``): every Python function call reports its code
+object to the current test — its node id — or, outside any test (collection, a conftest),
+to the import-time set ``""``. Only frames of the project's own non-test code get a local
+tracer, which adds ``(code, line)`` for each line event; everything else (the standard
+library, installed packages, the tests) costs one call callback and no line events. A
+module's top-level code is followed to its ``return`` (lines off) to know that an import is
+running, and every function called meanwhile — a class decorator, a registry call — is
+import-time too, even when a test triggered the import.
 
 At the end, code objects of the indexed non-test files are mapped to the index's function
 and method nodes (file, name, first line inside the node's lines; nested functions by the
-innermost) and stored as ``(test, node)`` pairs with the sha256 of every file the recording
-saw. The stage reads them through :class:`Recording` (``impact/recorded.py`` decides how); a
-test's pairs are trusted only while every file it ran is unchanged since the recording
-(per-test freshness, as Ekstazi and pytest-testmon do).
+innermost) and stored as ``(test, node)`` pairs; each executed line is credited to every
+function node whose lines hold it (a closure's lines count for the function around it too)
+and stored with the pair as a compact line set (``impact/statements.py`` says which lines
+an edit needs a test to have run). The sha256 of every file the recording saw is kept. The
+stage reads them through :class:`Recording` (``impact/recorded.py`` decides how); a test's
+pairs are trusted only while every file it ran is unchanged since the recording (per-test
+freshness, as Ekstazi and pytest-testmon do).
 
 Known blind spots, as for any traced selection: code run in a subprocess, or in a thread
 started before the recording began, is not seen; a module- or session-scoped fixture is set
@@ -39,7 +43,8 @@ from typing import Any
 from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
 
-__all__ = ["IMPORT_TIME", "Recorder", "Recording", "code_nodes", "save_recording"]
+__all__ = ["IMPORT_TIME", "Recorder", "Recording", "code_nodes", "decode_lines", "encode_lines",
+           "save_recording"]
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
 _CALLABLE = (NodeKind.FUNCTION, NodeKind.METHOD)
@@ -49,6 +54,9 @@ _WORST = {"passed": 0, "skipped": 1, "failed": 2}
 _current: set[CodeType] = set()  # code objects run by the current test
 _import_time: set[CodeType] = set()
 _importing = 0  # module top-level frames executing right now
+_lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last switch
+_line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
+_root = "/"  # the project's directory (str), set by Recorder.start
 
 
 def _hook(frame: FrameType, event: str, arg: Any) -> Any:
@@ -61,7 +69,22 @@ def _hook(frame: FrameType, event: str, arg: Any) -> Any:
         _importing += 1
         frame.f_trace_lines = False
         return _module_exit
-    return None
+    traced = _line_codes.get(code)
+    if traced is None:
+        traced = _line_codes[code] = _traces_lines(code.co_filename)
+    return _line if traced else None
+
+
+def _line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add) -> Any:
+    _add((frame.f_code, frame.f_lineno))  # "line"; "return"/"exception" repeat a line
+    return _line
+
+
+def _traces_lines(filename: str) -> bool:
+    name = filename.rsplit("/", 1)[-1]
+    return (filename.startswith(_root) and "site-packages" not in filename
+            and not name.startswith("test_") and not name.endswith("_test.py")
+            and name != "conftest.py")
 
 
 def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
@@ -74,6 +97,33 @@ def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
 def base_test_id(test: str) -> str:
     """A pytest node id without its parametrization (``t.py::test_x[1]`` → ``t.py::test_x``)."""
     return test.split("[", 1)[0]
+
+
+def encode_lines(lines: Iterable[int]) -> str:
+    """``{3, 4, 5, 9}`` → ``"3-5,9"``."""
+    out: list[str] = []
+    run: list[int] = []
+    for x in sorted(set(lines)):
+        if run and x != run[-1] + 1:
+            out.append(_run(run))
+            run = []
+        run.append(x)
+    if run:
+        out.append(_run(run))
+    return ",".join(out)
+
+
+def _run(run: list[int]) -> str:
+    return str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}"
+
+
+def decode_lines(text: str) -> list[tuple[int, int]]:
+    """``"3-5,9"`` → ``[(3, 5), (9, 9)]`` (inclusive ranges)."""
+    out = []
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        out.append((int(lo), int(hi or lo)))
+    return out
 
 
 def code_nodes(codes: Iterable[tuple[str, int]], nodes: Iterable[Node]) -> dict[tuple[str, int],
@@ -103,15 +153,20 @@ class Recorder:
         self.runs: dict[str, set[CodeType]] = {}
         self.outcomes: dict[str, str] = {}
         self.untraced: set[str] = set()  # tests that replaced the trace function
+        self.lines: dict[str, dict[CodeType, frozenset[int]]] = {}  # test → code → lines
+        self._interned: dict[frozenset[int], frozenset[int]] = {}
         self._last = IMPORT_TIME
         self._ours: dict[str, bool] = {}  # co_filename → under the root, not installed
 
     def start(self) -> None:
-        global _current
+        global _current, _root
         if sys.gettrace() is not None:
             raise RuntimeError("another trace function is active (coverage, a debugger): "
                                "--impact-record cannot run alongside it")
         _import_time.clear()
+        _lines.clear()
+        _line_codes.clear()
+        _root = str(self.root)
         _current = _import_time
         threading.settrace(_hook)
         sys.settrace(_hook)
@@ -123,11 +178,21 @@ class Recorder:
             self.untraced.add(self._last)
         sys.settrace(None)  # the recorder's own calls are nobody's
         done, last = _current, self._last
+        lines = self._take_lines()
         _current = self.runs.setdefault(test, set()) if test else _import_time
         self._last = test
         if last != IMPORT_TIME:  # keep only the project's code (memory)
             self.runs[last] = {c for c in done if self._is_ours(c.co_filename)}
+            self.lines.setdefault(last, {}).update(lines)
         sys.settrace(_hook)
+
+    def _take_lines(self) -> dict[CodeType, frozenset[int]]:
+        """The lines run since the last switch, per code object (equal sets shared)."""
+        by: dict[CodeType, set[int]] = {}
+        for code, line in _lines:
+            by.setdefault(code, set()).add(line)
+        _lines.clear()
+        return {c: self._interned.setdefault(frozenset(x), frozenset(x)) for c, x in by.items()}
 
     def _is_ours(self, filename: str) -> bool:
         ours = self._ours.get(filename)
@@ -156,38 +221,54 @@ class Recorder:
         self.untraced.discard(IMPORT_TIME)
         runs = {t: c for t, c in self.runs.items() if t not in self.untraced}
         runs[IMPORT_TIME] = _import_time
+        lines = {t: x for t, x in self.lines.items() if t not in self.untraced}
         outcomes = {t: o for t, o in self.outcomes.items() if t not in self.untraced}
         git = gitcmd.is_repository(self.root) and gitcmd.has_head(self.root)
         head = gitcmd.resolve_commit(self.root, "HEAD") if git else ""
         with Project(self.root) as project:
             project.index()
-            return save_recording(project.store, self.root, runs, outcomes, head=head)
+            return save_recording(project.store, self.root, runs, outcomes, lines,
+                                  head=head)
 
 
 def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeType]],
-                   outcomes: Mapping[str, str], *, head: str = "") -> dict[str, Any]:
+                   outcomes: Mapping[str, str],
+                   lines: Mapping[str, Mapping[CodeType, Iterable[int]]] | None = None, *,
+                   head: str = "") -> dict[str, Any]:
     """Replace the store's recording with ``runs`` (test id → code objects it ran;
-    ``IMPORT_TIME`` for calls outside tests or during imports), mapped to the index's
-    functions in the indexed non-test files under ``root``."""
+    ``IMPORT_TIME`` for calls outside tests or during imports) and ``lines`` (test id →
+    code object → its lines the test ran), mapped to the index's functions in the indexed
+    non-test files under ``root``."""
+    lines = lines or {}
     files = {r.path: r for r in store.files() if not r.is_test}
     where: dict[str, str | None] = {}  # co_filename → indexed path (None: not ours)
     by_file: dict[str, set[tuple[str, int]]] = {}
-    for codes in runs.values():
+    for codes in [*runs.values(), *lines.values()]:
         for c in codes:
             if c.co_filename not in where:
                 where[c.co_filename] = _indexed(root, c.co_filename, files)
             path = where[c.co_filename]
             if path is not None:
                 by_file.setdefault(path, set()).add((c.co_name, c.co_firstlineno))
-    nodes = {p: code_nodes(keys, store.nodes_in_file(p)) for p, keys in by_file.items()}
-    rows: set[tuple[str, str, str]] = set()
+    in_file = {p: list(store.nodes_in_file(p)) for p in by_file}
+    nodes = {p: code_nodes(keys, in_file[p]) for p, keys in by_file.items()}
+    ran: dict[tuple[str, str, str], set[int]] = {}
     for test, codes in runs.items():
         tid = base_test_id(test)
         for c in codes:
             path = where.get(c.co_filename)
             nid = nodes[path].get((c.co_name, c.co_firstlineno)) if path else None
             if nid is not None:
-                rows.add((tid, nid, path or ""))
+                ran.setdefault((tid, nid, path or ""), set())
+    holders = {p: _line_holders(n) for p, n in in_file.items()}
+    for test, by_code in lines.items():
+        tid = base_test_id(test)
+        for c, run in by_code.items():
+            path = where.get(c.co_filename)
+            for line in run if path else ():
+                for nid in holders[path or ""].get(line, ()):
+                    ran.setdefault((tid, nid, path or ""), set()).add(line)
+    rows = {(*key, encode_lines(x)) for key, x in ran.items()}
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
@@ -195,6 +276,16 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
     with store.transaction():
         store.put_recording(sorted(rows), shas, tests, json.dumps(info, sort_keys=True))
     return info
+
+
+def _line_holders(nodes: Iterable[Node]) -> dict[int, list[str]]:
+    """Line → the function and method nodes whose lines hold it."""
+    out: dict[int, list[str]] = {}
+    for n in nodes:
+        if n.kind in _CALLABLE:
+            for line in range(n.start_line, n.end_line + 1):
+                out.setdefault(line, []).append(n.id)
+    return out
 
 
 def _indexed(root: Path, filename: str, files: Mapping[str, Any]) -> str | None:
@@ -240,6 +331,20 @@ class Recording:
         """Test ids that executed ``node`` (``IMPORT_TIME`` among them if it ran outside a
         test or during an import)."""
         return self.store.tests_running(node)
+
+    def runs_lines(self, node: str, lines: Iterable[int]) -> set[str] | None:
+        """Test ids that executed one of ``lines`` (file lines) of ``node``; ``None`` when
+        some test ran ``node`` with no lines recorded (then only :meth:`runs` can say)."""
+        wanted = sorted(set(lines))
+        out = set()
+        for test, text in self.store.test_lines(node).items():
+            if not text:
+                if test != IMPORT_TIME:
+                    return None
+                continue
+            if any(lo <= x <= hi for lo, hi in decode_lines(text) for x in wanted):
+                out.add(test)
+        return out
 
     def summary(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(self.info.get("time", 0)))

@@ -32,8 +32,9 @@ from impactlens.model import (
 # v8: commits.parents (root commits kept out of co-change); v9: interface keys name scopes
 # (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched);
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
-# v12: recorded test runs (test_runs, recorded_files, recorded_tests)
-SCHEMA_VERSION = 12
+# v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
+# test ran per function (test_runs.lines → line_sets)
+SCHEMA_VERSION = 13
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -94,8 +95,10 @@ CREATE TABLE recorded_nodes (id INTEGER PRIMARY KEY, node TEXT NOT NULL, file TE
 CREATE INDEX recorded_nodes_node ON recorded_nodes(node);
 CREATE INDEX recorded_nodes_file ON recorded_nodes(file);
 CREATE TABLE test_runs (
-    node INTEGER NOT NULL, test INTEGER NOT NULL, PRIMARY KEY (node, test)
+    node INTEGER NOT NULL, test INTEGER NOT NULL, lines INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (node, test)
 ) WITHOUT ROWID;
+CREATE TABLE line_sets (id INTEGER PRIMARY KEY, lines TEXT NOT NULL UNIQUE);
 CREATE TABLE recorded_files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
 """
 
@@ -781,28 +784,36 @@ class Store:
     # -------------------------------------------------------------- recorded test runs
     # (index/recording.py: which tests executed which functions in a real run)
 
-    def put_recording(self, rows: Iterable[tuple[str, str, str]], files: dict[str, str],
+    def put_recording(self, rows: Iterable[tuple[str, str, str, str]], files: dict[str, str],
                       tests: dict[str, str], info: str) -> None:
-        """Replace the recording: ``(test, node, file)`` rows, the recorded files' sha256,
-        every test run with its outcome, and a JSON summary. Tests and nodes are stored once
-        each and the rows as integer pairs (a large suite records millions of rows)."""
-        for table in ("test_runs", "recorded_nodes", "recorded_files", "recorded_tests"):
+        """Replace the recording: ``(test, node, file, lines)`` rows (``lines``: the node's
+        lines the test executed, as ``"3-5,9"``; ``""`` when not recorded), the recorded
+        files' sha256, every test run with its outcome, and a JSON summary. Tests, nodes
+        and distinct line sets are stored once each, the rows as integer triples (a large
+        suite records millions of rows)."""
+        for table in ("test_runs", "line_sets", "recorded_nodes", "recorded_files",
+                      "recorded_tests"):
             self._conn.execute(f"DELETE FROM {table}")
         test_ids: dict[str, int] = {t: i for i, t in enumerate(sorted(tests), 1)}
         outcomes = dict(tests)
         node_ids: dict[tuple[str, str], int] = {}
-        pairs: set[tuple[int, int]] = set()
-        for test, node, file in rows:
+        merged: dict[tuple[int, int], str] = {}
+        for test, node, file, lines in rows:
             if test not in test_ids:  # lines run outside any test, or a test with no report
                 test_ids[test] = len(test_ids) + 1
                 outcomes.setdefault(test, "")
-            nid = node_ids.setdefault((node, file), len(node_ids) + 1)
-            pairs.add((nid, test_ids[test]))
+            key = (node_ids.setdefault((node, file), len(node_ids) + 1), test_ids[test])
+            merged[key] = f"{merged[key]},{lines}".strip(",") if merged.get(key) else lines
+        line_ids: dict[str, int] = {"": 0}
+        triples = {k: line_ids.setdefault(x, len(line_ids)) for k, x in merged.items()}
         self._conn.executemany("INSERT INTO recorded_tests(id, test, outcome) VALUES (?,?,?)",
                                [(i, t, outcomes[t]) for t, i in test_ids.items()])
         self._conn.executemany("INSERT INTO recorded_nodes(id, node, file) VALUES (?,?,?)",
                                [(i, n, f) for (n, f), i in node_ids.items()])
-        self._conn.executemany("INSERT INTO test_runs(node, test) VALUES (?,?)", sorted(pairs))
+        self._conn.executemany("INSERT INTO line_sets(id, lines) VALUES (?,?)",
+                               [(i, x) for x, i in line_ids.items() if i])
+        self._conn.executemany("INSERT INTO test_runs(node, test, lines) VALUES (?,?,?)",
+                               sorted((n, t, x) for (n, t), x in triples.items()))
         self._conn.executemany("INSERT INTO recorded_files(path, sha256) VALUES (?,?)",
                                sorted(files.items()))
         self.set_meta("recording", info)
@@ -821,12 +832,24 @@ class Store:
     _RUNS = ("SELECT DISTINCT t.test FROM recorded_nodes n JOIN test_runs r ON r.node = n.id "
              "JOIN recorded_tests t ON t.id = r.test WHERE ")
 
-    def recording_rows(self) -> list[tuple[str, str, str]]:
-        """The recording's ``(test, node, file)`` rows."""
+    def recording_rows(self) -> list[tuple[str, str, str, str]]:
+        """The recording's ``(test, node, file, lines)`` rows."""
         rows = self._conn.execute(
-            "SELECT t.test, n.node, n.file FROM test_runs r JOIN recorded_nodes n ON n.id = "
-            "r.node JOIN recorded_tests t ON t.id = r.test")
-        return [(r[0], r[1], r[2]) for r in rows]
+            "SELECT t.test, n.node, n.file, COALESCE(s.lines, '') FROM test_runs r "
+            "JOIN recorded_nodes n ON n.id = r.node JOIN recorded_tests t ON t.id = r.test "
+            "LEFT JOIN line_sets s ON s.id = r.lines")
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def test_lines(self, node: str) -> dict[str, str]:
+        """Test id → the lines of ``node`` it executed (``"3-5,9"``; ``""``: not recorded)."""
+        rows = self._conn.execute(
+            "SELECT t.test, COALESCE(s.lines, '') FROM recorded_nodes n JOIN test_runs r ON "
+            "r.node = n.id JOIN recorded_tests t ON t.id = r.test LEFT JOIN line_sets s ON "
+            "s.id = r.lines WHERE n.node = ?", (node,))
+        out: dict[str, str] = {}
+        for test, lines in rows:  # one node id may sit in two files' rows: join their lines
+            out[test] = f"{out[test]},{lines}".strip(",") if out.get(test) else lines
+        return out
 
     def tests_running(self, node: str) -> set[str]:
         """The tests recorded running ``node`` (``""``: it ran outside any test)."""

@@ -36,9 +36,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "the working tree. Implies --impact.")
     group.addoption(
         "--impact-record", action="store_true", default=False,
-        help="Record which tests run which functions (a call-only trace hook) "
-             "into the impactlens index; later --impact runs and `impactlens analyze` "
-             "narrow the validation set of a function change to the tests that ran it.")
+        help="Record which tests run which functions and lines (a trace hook) into the "
+             "impactlens index; later --impact runs and `impactlens analyze` narrow the "
+             "validation set of a function change to the tests that ran its changed "
+             "statements.")
     group.addoption(
         "--impact-min-conf", metavar="CONF", type=float, default=None,
         help="Minimum test confidence (TEST_MIN, 0..1) for the validation set "

@@ -1,0 +1,222 @@
+"""Which statements a function-body edit touches: the lines a test must have executed, in a
+recorded run, to be able to observe the edit (statement-level test selection).
+
+A deterministic test that executed none of the changed statements runs the same way after
+the edit — unless the edit changes what the *other* statements mean. So the answer is one of:
+
+- ``lines``: the edit replaces simple statements with simple statements in the same places
+  (the function's tree, with the touched statements masked, is unchanged): a test must have
+  executed one of the replaced statements' lines;
+- ``lines`` of an enclosing block: the edit adds, removes or restructures statements, or
+  changes a block's header: a test must have executed some line of the innermost compound
+  statement (``if``, ``for``, ``try``, …) that holds the whole edit — any test that reaches a
+  point inside it executes one of its lines, right before or right after;
+- ``function``: no narrower claim is sound — the edit is at the function's top level, a name
+  changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
+  function becomes or stops being a generator or coroutine, or the source does not parse;
+- ``static``: the function's own docstring changed — ``__doc__`` is read without running the
+  function (click builds help text from it), so a recording cannot say who sees it.
+
+Lines are 1-based in ``before_src`` (the function's source before the edit, decorators
+included). Leaves are simple statements that execute code; a bare constant (a docstring, an
+``...`` body) emits no line event, so an edit there is handled by its enclosing block.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import symtable
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Touched", "touched_statements"]
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+             ast.TryStar, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_SUSPENDS = (ast.Yield, ast.YieldFrom, ast.Await)
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+@dataclass(frozen=True)
+class Touched:
+    """``scope``: ``"lines"`` (a test must have run one of ``lines``), ``"function"`` (any
+    test that ran the function) or ``"static"`` (a recording cannot tell)."""
+
+    scope: str
+    lines: frozenset[int] = frozenset()
+    why: str = ""
+
+
+def touched_statements(before_src: str, after_src: str) -> Touched:
+    """The before-source lines a test must have executed to observe the edit."""
+    try:
+        before, after = _function(before_src), _function(after_src)
+    except SyntaxError:
+        return Touched("function", why="the function does not parse on its own")
+    if before is None or after is None:
+        return Touched("function", why="not a single function definition")
+    if ast.get_docstring(before, clean=False) != ast.get_docstring(after, clean=False):
+        return Touched("static", why="its docstring changed (read without running it)")
+    if _suspends(before) != _suspends(after):
+        return Touched("function", why="it became or stopped being a generator or coroutine")
+    b_lines, a_lines = before_src.splitlines(), after_src.splitlines()
+    hunks = [op[1:] for op in difflib.SequenceMatcher(None, b_lines, a_lines, autojunk=False)
+             .get_opcodes() if op[0] != "equal"]
+    if not hunks:
+        return Touched("function", why="no line changed")
+    changed = {x for i1, i2, _, _ in hunks for x in range(i1 + 1, i2 + 1)}
+    if _scope_changed(before_src, after_src, before, changed):
+        return Touched("function", why="a name changes scope")
+    b_leaves, b_compounds = _statements(before)
+    a_leaves, _ = _statements(after)
+    touched_b = _touched(b_leaves, [(i1, i2) for i1, i2, _, _ in hunks])
+    touched_a = _touched(a_leaves, [(j1, j2) for _, _, j1, j2 in hunks])
+    if touched_b and _shape(before, touched_b) == _shape(after, touched_a):
+        return Touched("lines", frozenset(x for s in b_leaves if id(s) in touched_b
+                                          for x in _span(s)))
+    lines: set[int] = set()
+    for i1, i2, j1, j2 in hunks:
+        indent = _indent(b_lines[i1:i2] + a_lines[j1:j2])
+        lo, hi = (i1 + 1, i2) if i2 > i1 else (i1, i1)
+        block = _enclosing(b_compounds, lo, hi, indent)
+        if block is None:
+            return Touched("function", why="the edit is at the function's top level")
+        lines.update(_span(block))
+    return Touched("lines", frozenset(lines))
+
+
+def _function(src: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    body = ast.parse(src).body
+    if len(body) == 1 and isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return body[0]
+    return None
+
+
+def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``fn``'s own scope (nested functions, classes and lambdas left out)."""
+    for child in ast.iter_child_nodes(fn):
+        if not isinstance(child, _SCOPES):
+            yield child
+            yield from _own_nodes(child)
+
+
+def _suspends(fn: ast.AST) -> tuple[bool, bool]:
+    kinds = {type(n) for n in _own_nodes(fn)}
+    return (bool(kinds & {ast.Yield, ast.YieldFrom}), ast.Await in kinds)
+
+
+def _statements(fn: ast.AST) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """Every statement under ``fn``: (leaves, compounds), nested blocks included."""
+    leaves: list[ast.stmt] = []
+    compounds: list[ast.stmt] = []
+
+    def visit(block: Sequence[ast.stmt]) -> None:
+        for s in block:
+            if isinstance(s, _COMPOUND):
+                compounds.append(s)
+                for name in _BLOCKS:
+                    visit(getattr(s, name, None) or [])
+                for h in getattr(s, "handlers", None) or []:
+                    visit(h.body)
+                for c in getattr(s, "cases", None) or []:
+                    visit(c.body)
+            elif not ((isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+                      or isinstance(s, (ast.Global, ast.Nonlocal))):
+                leaves.append(s)
+
+    visit(fn.body)  # type: ignore[attr-defined]
+    return leaves, compounds
+
+
+def _first(s: ast.stmt) -> int:
+    marks = [d.lineno for d in getattr(s, "decorator_list", None) or []]
+    return min([s.lineno, *marks])
+
+
+def _span(s: ast.stmt) -> range:
+    return range(_first(s), (s.end_lineno or s.lineno) + 1)
+
+
+def _touched(leaves: Sequence[ast.stmt], spans: Sequence[tuple[int, int]]) -> set[int]:
+    """ids of the leaves a hunk (0-based half-open ``[lo, hi)`` lines) overlaps, or splits
+    (a pure insertion or deletion inside a multi-line statement)."""
+    out = set()
+    for lo, hi in spans:
+        for s in leaves:
+            first, last = _first(s), s.end_lineno or s.lineno
+            if (lo + 1 <= last and first <= hi) if hi > lo else (first <= lo < last):
+                out.add(id(s))
+    return out
+
+
+def _shape(node: object, masked: set[int]) -> str:
+    """``ast.dump`` without positions, each masked statement replaced by a placeholder."""
+    if id(node) in masked:
+        return "*"
+    if isinstance(node, ast.AST):
+        fields = ",".join(_shape(getattr(node, f, None), masked) for f in node._fields)
+        return f"{type(node).__name__}({fields})"
+    if isinstance(node, list):
+        return "[" + ",".join(_shape(x, masked) for x in node) + "]"
+    return repr(node)
+
+
+def _indent(lines: Sequence[str]) -> int:
+    """The least indentation of the hunk's code lines (its outermost statement's column)."""
+    cols = [len(x) - len(x.lstrip()) for x in lines
+            if x.strip() and not x.lstrip().startswith("#")]
+    return min(cols, default=0)
+
+
+def _enclosing(compounds: Sequence[ast.stmt], lo: int, hi: int, indent: int) -> ast.stmt | None:
+    """The innermost compound statement holding lines ``lo..hi`` whose own column is left of
+    the edit's (a line at the compound's column — ``else:``, ``elif``, a dedented statement —
+    belongs to the block around it)."""
+    holding = [s for s in compounds
+               if _first(s) <= lo and hi <= (s.end_lineno or s.lineno) and s.col_offset < indent]
+    return max(holding, key=_first, default=None)
+
+
+def _scope_changed(before_src: str, after_src: str, fn: ast.AST, changed: set[int]) -> bool:
+    """Whether a name read or written outside the changed lines changes scope (local, global,
+    free) in some function of the edit: a new local shadowing a global, a ``global`` or
+    ``nonlocal`` added or removed."""
+    try:
+        b_scopes, a_scopes = _scopes(before_src), _scopes(after_src)
+    except SyntaxError:
+        return True
+    moved = {name for key, syms in b_scopes.items() if key in a_scopes
+             for name in syms.keys() | a_scopes[key].keys()
+             if syms.get(name) != a_scopes[key].get(name)}
+    if not moved:
+        return False
+    elsewhere = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                 and n.lineno not in changed}
+    return bool(moved & elsewhere)
+
+
+def _scopes(src: str) -> dict[tuple[str, ...], dict[str, str]]:
+    """Each function scope of ``src`` (by its path of names) → its names' classes."""
+    out: dict[tuple[str, ...], dict[str, str]] = {}
+
+    def visit(table: symtable.SymbolTable, path: tuple[str, ...]) -> None:
+        seen: dict[str, int] = {}
+        for child in table.get_children():
+            n = seen[child.get_name()] = seen.get(child.get_name(), 0) + 1
+            key = (*path, f"{child.get_name()}#{n}")
+            if child.get_type() == "function":
+                out[key] = {s.get_name(): _class(s) for s in child.get_symbols()}
+            visit(child, key)
+
+    visit(symtable.symtable(src, "<function>", "exec"), ())
+    return out
+
+
+def _class(sym: symtable.Symbol) -> str:
+    if sym.is_global() or sym.is_declared_global():
+        return "global"
+    if sym.is_free() or sym.is_nonlocal():
+        return "free"
+    return "local" if sym.is_local() else "other"

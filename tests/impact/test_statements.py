@@ -1,0 +1,105 @@
+"""Which statements a function-body edit touches (impact/statements.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from impactlens.impact.statements import touched_statements
+
+F = textwrap.dedent('''\
+    @deco
+    def f(x, items):
+        """Doc."""
+        total = 0
+        for item in items:
+            if item > x:
+                total += item
+            else:
+                total -= 1
+        try:
+            check(total)
+        except ValueError:
+            total = 0
+        return total
+    ''')
+
+
+def touched(old: str, new: str) -> tuple[str, list[int]]:
+    assert old in F
+    got = touched_statements(F, F.replace(old, new))
+    return got.scope, sorted(got.lines)
+
+
+def test_a_replaced_statement_touches_its_lines() -> None:
+    assert touched("total += item", "total += 2 * item") == ("lines", [7])
+    assert touched("total = 0\n    return", "total = -1\n    return") == ("lines", [13])
+
+
+def test_a_multi_line_statement_touches_all_its_lines() -> None:
+    src = "def f(a):\n    g(a,\n      1)\n    return a\n"
+    assert touched_statements(src, src.replace("1)", "2)")).lines == frozenset({2, 3})
+    inserted = src.replace("      1)", "      1,\n      2)")  # a line added inside it
+    assert touched_statements(src, inserted).lines == frozenset({2, 3})
+
+
+def test_an_added_statement_touches_the_block_that_holds_it() -> None:
+    assert touched("total -= 1\n", "total -= 1\n            log(total)\n") == (
+        "lines", list(range(6, 10)))  # the if/else inside the loop
+    # dedented to the loop's body: the for loop, not the if
+    assert touched("total -= 1\n", "total -= 1\n        log(total)\n") == (
+        "lines", list(range(5, 10)))
+
+
+def test_a_changed_header_or_clause_touches_the_block_around_it() -> None:
+    assert touched("if item > x:", "if item >= x:") == ("lines", list(range(5, 10)))
+    assert touched("except ValueError:", "except (ValueError, TypeError):")[0] == "function"
+    assert touched("        else:\n", "        elif item:\n") == ("lines", list(range(5, 10)))
+
+
+def test_top_level_structure_touches_the_whole_function() -> None:
+    assert touched("    return total\n", "    log()\n    return total\n")[0] == "function"
+    assert touched("total = 0\n    for", "total = 0\n    n = 1\n    for")[0] == "function"
+
+
+def test_a_docstring_edit_is_static() -> None:
+    assert touched("Doc.", "Docs.")[0] == "static"
+
+
+def test_scope_and_kind_changes_touch_the_whole_function() -> None:
+    # `check` becomes a local: the unchanged `check(total)` reads it
+    assert touched("total += item", "check = item")[0] == "function"
+    assert touched("total -= 1", "total -= yield")[0] == "function"
+    assert touched("total -= 1", "global total")[0] == "function"
+    # a new local used only where it is written changes nothing else
+    assert touched("total += item", "step = item; total += step")[0] == "lines"
+
+
+def test_unparsable_or_not_a_function() -> None:
+    assert touched_statements(F, F + "  )").scope == "function"
+    assert touched_statements("x = 1\n", "x = 2\n").scope == "function"
+
+
+@given(st.integers(min_value=0, max_value=10**6))
+def test_changing_a_constant_touches_exactly_its_statement(value: int) -> None:
+    got = touched_statements(F, F.replace("total -= 1", f"total -= {value}"))
+    assert (got.scope, sorted(got.lines)) == (("lines", [9]) if value != 1 else ("function", []))
+
+
+@given(st.lists(st.sampled_from(["a = b", "b = a + 1", "print(a)", "a += 1", "c = a"]),
+                min_size=1, max_size=5), st.data())
+def test_a_single_statement_replacement_never_misses_its_line(
+        body: list[str], data: st.DataObject) -> None:
+    src = "def f(a, b):\n" + "".join(f"    {s}\n" for s in body) + "    return a\n"
+    i = data.draw(st.integers(min_value=0, max_value=len(body) - 1))
+    changed = [*body]
+    changed[i] = body[i].replace("a", "b", 1)
+    new = "def f(a, b):\n" + "".join(f"    {s}\n" for s in changed) + "    return a\n"
+    got = touched_statements(src, new)
+    assert got.scope in ("lines", "function")
+    if got.scope == "lines":
+        assert i + 2 in got.lines
+    if len(set(body)) == len(body) and changed[i] != body[i] and changed[i] not in body:
+        assert (got.scope, got.lines) == ("lines", frozenset({i + 2}))  # an unambiguous diff

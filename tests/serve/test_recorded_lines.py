@@ -1,0 +1,106 @@
+"""Statement-level selection from a recorded run: a body edit selects the tests that ran the
+changed statements (or the block that holds an added one), on a real repository and real
+pytest runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from impactlens.index.store import Store, index_path
+
+from .test_recording import record, relations, validate
+
+SIGN = (
+    "def sign(x):\n"            # 1
+    '    """Sign of x."""\n'    # 2
+    "    if x == 0:\n"          # 3
+    "        return 'zero'\n"   # 4
+    "    if x > 0:\n"           # 5
+    "        label = 'pos'\n"   # 6
+    "    else:\n"               # 7
+    "        label = 'neg'\n"   # 8
+    "    return label\n"        # 9
+)
+APP: dict[str, str] = {
+    "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    ".gitignore": "__pycache__/\n.impactlens/\n",
+    "src/app/__init__.py": "",
+    "src/app/sign.py": SIGN,
+    "tests/test_sign.py": (
+        "from app.sign import sign\n\n\n"
+        "def test_zero():\n    assert sign(0) == 'zero'\n\n\n"
+        "def test_pos():\n    assert sign(3) == 'pos'\n\n\n"
+        "def test_neg():\n    assert sign(-3) == 'neg'\n"
+    ),
+}
+T = "tests/test_sign.py::"
+
+
+@pytest.fixture
+def recorded(make_repo: Callable[..., Path]) -> Path:
+    repo = make_repo(APP)
+    record(repo)
+    return repo
+
+
+def edit(repo: Path, old: str, new: str) -> tuple[set[str], str]:
+    assert old in SIGN
+    (repo / "src/app/sign.py").write_text(SIGN.replace(old, new))
+    return validate(repo)
+
+
+def test_each_test_keeps_the_lines_it_ran(recorded: Path) -> None:
+    store = Store.open(index_path(recorded))
+    lines = store.test_lines("app.sign.sign")
+    assert lines == {T + "test_zero": "3-4", T + "test_pos": "3,5-6,9",
+                     T + "test_neg": "3,5,8-9"}
+
+
+def test_a_changed_statement_selects_the_tests_that_ran_it(recorded: Path) -> None:
+    tests, note = edit(recorded, "label = 'neg'", "label = 'negative'")
+    assert tests == {T + "test_neg"}
+    assert "to the tests that ran the changed statements" in note
+    assert relations(recorded)[T + "test_neg"] == "RECORDED"
+
+
+def test_an_added_statement_selects_the_tests_that_ran_its_block(recorded: Path) -> None:
+    tests, _ = edit(recorded, "        label = 'neg'\n",
+                    "        label = 'neg'\n        label = label.upper()\n")
+    assert tests == {T + "test_pos", T + "test_neg"}  # the `if x > 0` block; not test_zero
+
+
+def test_a_statement_added_at_the_top_level_selects_every_test_that_ran_it(
+        recorded: Path) -> None:
+    tests, _ = edit(recorded, "    return label\n", "    label += '!'\n    return label\n")
+    assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
+
+
+def test_a_new_local_shadowing_a_global_read_elsewhere_widens_to_the_function(
+        recorded: Path) -> None:
+    tests, _ = edit(recorded, "label = 'neg'", "label = 'neg'; x = -x")
+    assert tests == {T + "test_pos", T + "test_neg"}  # a statement added: its block
+    tests, _ = edit(recorded, "label = 'neg'", "label = str")  # `str` stays a global
+    assert tests == {T + "test_neg"}
+
+
+def test_a_docstring_edit_keeps_the_static_selection(recorded: Path) -> None:
+    tests, note = edit(recorded, "Sign of x.", "The sign of x.")
+    assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
+    assert relations(recorded)[T + "test_neg"] != "RECORDED"
+    assert "did not narrow" in note
+
+
+def test_an_edit_no_test_reaches_selects_none_and_says_so(
+        make_repo: Callable[..., Path]) -> None:
+    guarded = SIGN.replace("    if x == 0:\n", "    if x is None:\n        raise TypeError\n"
+                           "    if x == 0:\n")
+    repo = make_repo({**APP, "src/app/sign.py": guarded})
+    record(repo)
+    (repo / "src/app/sign.py").write_text(guarded.replace("raise TypeError",
+                                                          "raise ValueError"))
+    tests, note = validate(repo)
+    assert tests == set()
+    assert "no recorded test ran the changed statements of app.sign.sign" in note

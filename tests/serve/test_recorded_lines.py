@@ -104,3 +104,25 @@ def test_an_edit_no_test_reaches_selects_none_and_says_so(
     tests, note = validate(repo)
     assert tests == set()
     assert "no recorded test ran the changed statements of app.sign.sign" in note
+
+
+def test_a_shared_fixture_counts_for_every_test_that_uses_it(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({
+        **APP,
+        "tests/conftest.py": (
+            "import pytest\n\nfrom app.sign import sign\n\n\n"
+            "@pytest.fixture(scope='session')\n"
+            "def negative():\n    return sign(-1)\n"
+        ),
+        "tests/test_sign.py": (
+            "def test_first(negative):\n    assert negative == 'neg'\n\n\n"
+            "def test_second(negative):\n    assert negative == 'neg'\n\n\n"
+            "def test_other():\n    assert True\n"
+        ),
+    })
+    record(repo)
+    lines = Store.open(index_path(repo)).test_lines("app.sign.sign")
+    assert set(lines) == {T + "test_first", T + "test_second"}  # not only the first user
+    tests, _ = edit(repo, "label = 'neg'", "label = 'negative'")
+    assert tests == {T + "test_first", T + "test_second"}

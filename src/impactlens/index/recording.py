@@ -21,10 +21,12 @@ stage reads them through :class:`Recording` (``impact/recorded.py`` decides how)
 pairs are trusted only while every file it ran is unchanged since the recording (per-test
 freshness, as Ekstazi and pytest-testmon do).
 
-Known blind spots, as for any traced selection: code run in a subprocess, or in a thread
-started before the recording began, is not seen; a module- or session-scoped fixture is set
-up inside the first test that uses it, so only that test is credited with what it ran; a test
-that installs its own trace function (a debugger's tests) is left out of the recording.
+A shared (class-, module-, package- or session-scoped) fixture is set up once, inside the
+first test that needs it: its setup is recorded under its own key and credited to every test
+that uses it. Known blind spots, as for any traced selection: code run in a subprocess, or in
+a thread started before the recording began, is not seen; a shared fixture's teardown counts
+for the test it follows; a test that installs its own trace function (a debugger's tests) is
+left out of the recording.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = ["IMPORT_TIME", "Recorder", "Recording", "code_nodes", "decode_lines",
            "save_recording"]
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
+FIXTURE = "fixture:"  # the prefix of a shared fixture's key while its setup runs
 _CALLABLE = (NodeKind.FUNCTION, NodeKind.METHOD)
 _WORST = {"passed": 0, "skipped": 1, "failed": 2}
 
@@ -155,6 +158,7 @@ class Recorder:
         self.untraced: set[str] = set()  # tests that replaced the trace function
         self.lines: dict[str, dict[CodeType, frozenset[int]]] = {}  # test → code → lines
         self._interned: dict[frozenset[int], frozenset[int]] = {}
+        self.shared: dict[str, set[str]] = {}  # test → the shared fixtures it uses
         self._last = IMPORT_TIME
         self._ours: dict[str, bool] = {}  # co_filename → under the root, not installed
 
@@ -183,8 +187,28 @@ class Recorder:
         self._last = test
         if last != IMPORT_TIME:  # keep only the project's code (memory)
             self.runs[last] = {c for c in done if self._is_ours(c.co_filename)}
-            self.lines.setdefault(last, {}).update(lines)
+            self._merge(self.lines.setdefault(last, {}), lines)
         sys.settrace(_hook)
+
+    @property
+    def running(self) -> str:
+        """The test (or shared fixture) the calls are credited to now."""
+        return self._last
+
+    def shares(self, test: str, fixtures: Iterable[str]) -> None:
+        """``test`` uses the shared (class-, module-, package- or session-scoped) fixtures
+        ``fixtures`` (keys ``FIXTURE…`` a setup was recorded under): set up once, inside the
+        first test that needs them, what their setup ran counts for every user."""
+        self.shared.setdefault(test, set()).update(fixtures)
+
+    def _merge(self, into: dict[CodeType, frozenset[int]],
+               more: Mapping[CodeType, frozenset[int]]) -> None:
+        for code, lines in more.items():
+            old = into.get(code)
+            into[code] = lines if old is None else self._intern(old | lines)
+
+    def _intern(self, lines: frozenset[int]) -> frozenset[int]:
+        return self._interned.setdefault(lines, lines)
 
     def _take_lines(self) -> dict[CodeType, frozenset[int]]:
         """The lines run since the last switch, per code object (equal sets shared)."""
@@ -192,7 +216,7 @@ class Recorder:
         for code, line in _lines:
             by.setdefault(code, set()).add(line)
         _lines.clear()
-        return {c: self._interned.setdefault(frozenset(x), frozenset(x)) for c, x in by.items()}
+        return {c: self._intern(frozenset(x)) for c, x in by.items()}
 
     def _is_ours(self, filename: str) -> bool:
         ours = self._ours.get(filename)
@@ -218,6 +242,7 @@ class Recorder:
         from impactlens.change import git as gitcmd
 
         self.stop()
+        self._credit_shared_fixtures()
         self.untraced.discard(IMPORT_TIME)
         runs = {t: c for t, c in self.runs.items() if t not in self.untraced}
         runs[IMPORT_TIME] = _import_time
@@ -229,6 +254,17 @@ class Recorder:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
                                   head=head)
+
+    def _credit_shared_fixtures(self) -> None:
+        for test, keys in self.shared.items():
+            for key in keys:
+                self.runs.setdefault(test, set()).update(self.runs.get(key, ()))
+                self._merge(self.lines.setdefault(test, {}), self.lines.get(key, {}))
+                if key in self.untraced:
+                    self.untraced.add(test)
+        for table in (self.runs, self.lines, self.outcomes):
+            for key in [k for k in table if k.startswith(FIXTURE)]:
+                del table[key]
 
 
 def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeType]],

@@ -76,10 +76,41 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     recorder = item.config.stash.get(_RECORDER, None)
     if recorder is not None:  # setup, call and teardown run on the test's behalf
-        recorder.switch(_repo_id(item, recorder.root)[0])
+        test = _repo_id(item, recorder.root)[0]
+        recorder.switch(test)
+        recorder.shares(test, _shared_fixtures(item))
     yield
     if recorder is not None:
         recorder.switch("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Any:
+    """A shared fixture's setup is recorded under its own key and later credited to every
+    test that uses it (not only to the first, inside which it happens to run)."""
+    recorder = request.config.stash.get(_RECORDER, None)
+    if recorder is None or fixturedef.scope == "function":
+        yield
+        return
+    running = recorder.running
+    recorder.switch(_fixture_key(fixturedef))
+    try:
+        yield
+    finally:
+        recorder.switch(running)
+
+
+def _fixture_key(fixturedef: Any) -> str:
+    from impactlens.index.recording import FIXTURE
+
+    return f"{FIXTURE}{fixturedef.argname}@{id(fixturedef)}"
+
+
+def _shared_fixtures(item: pytest.Item) -> list[str]:
+    """Keys of the non-function-scoped fixtures ``item`` uses (the closest definition)."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", None) or {}
+    return [_fixture_key(d[-1]) for name in getattr(item, "fixturenames", ())
+            if (d := defs.get(name)) and d[-1].scope != "function"]
 
 
 @pytest.hookimpl(hookwrapper=True)

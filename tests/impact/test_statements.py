@@ -45,23 +45,42 @@ def test_a_multi_line_statement_touches_all_its_lines() -> None:
     assert touched_statements(src, inserted).lines == frozenset({2, 3})
 
 
-def test_an_added_statement_touches_the_block_that_holds_it() -> None:
-    assert touched("total -= 1\n", "total -= 1\n            log(total)\n") == (
-        "lines", list(range(6, 10)))  # the if/else inside the loop
-    # dedented to the loop's body: the for loop, not the if
+def test_an_added_statement_touches_the_statement_before_it() -> None:
+    assert touched("total -= 1\n", "total -= 1\n            log(total)\n") == ("lines", [9])
+    # dedented to the loop's body: after the if/else statement
     assert touched("total -= 1\n", "total -= 1\n        log(total)\n") == (
-        "lines", list(range(5, 10)))
+        "lines", list(range(6, 10)))
+    # a statement removed: the one before it
+    logged = F.replace("    return total\n", "    log()\n    return total\n")
+    assert touched_statements(logged, F).lines == frozenset(range(10, 14))
+
+
+def test_an_edit_starting_a_block_touches_the_block_that_holds_it() -> None:
+    assert touched("        else:\n", "        else:\n            log()\n") == (
+        "lines", list(range(6, 10)))
+    assert touched("    for item", "    for item")[0] == "function"  # sanity: no change
+
+
+def test_in_a_generator_an_added_statement_touches_its_block() -> None:
+    gen = "def g(xs):\n    for x in xs:\n        a = x\n        yield a\n"
+    got = touched_statements(gen, gen.replace("a = x\n", "a = x\n        a += 1\n"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [2, 3, 4])
 
 
 def test_a_changed_header_or_clause_touches_the_block_around_it() -> None:
-    assert touched("if item > x:", "if item >= x:") == ("lines", list(range(5, 10)))
-    assert touched("except ValueError:", "except (ValueError, TypeError):")[0] == "function"
-    assert touched("        else:\n", "        elif item:\n") == ("lines", list(range(5, 10)))
+    # a header or clause of a compound statement: the tests that ran the statement
+    assert touched("if item > x:", "if item >= x:") == ("lines", list(range(6, 10)))
+    assert touched("except ValueError:", "except (ValueError, TypeError):") == (
+        "lines", list(range(10, 14)))
+    assert touched("        else:\n", "        elif item:\n") == ("lines", list(range(6, 10)))
 
 
-def test_top_level_structure_touches_the_whole_function() -> None:
-    assert touched("    return total\n", "    log()\n    return total\n")[0] == "function"
-    assert touched("total = 0\n    for", "total = 0\n    n = 1\n    for")[0] == "function"
+def test_top_level_structure() -> None:
+    assert touched("    return total\n", "    log()\n    return total\n") == (
+        "lines", list(range(10, 14)))  # after the try statement
+    assert touched("total = 0\n    for", "total = 0\n    n = 1\n    for") == ("lines", [4])
+    # the body's first statement: nothing before it runs a line
+    assert touched('"""Doc."""\n', '"""Doc."""\n    start()\n')[0] == "function"
 
 
 def test_a_docstring_edit_is_static() -> None:
@@ -103,3 +122,13 @@ def test_a_single_statement_replacement_never_misses_its_line(
         assert i + 2 in got.lines
     if len(set(body)) == len(body) and changed[i] != body[i] and changed[i] not in body:
         assert (got.scope, got.lines) == ("lines", frozenset({i + 2}))  # an unambiguous diff
+
+
+def test_comment_hunks_touch_nothing() -> None:
+    commented = F.replace("    try:", "    # then check\n    try:")
+    both = commented.replace("total += item", "total += 2 * item").replace(
+        "# then check", "# then check it")
+    assert touched_statements(commented, both).lines == frozenset({7})
+    mixed = F.replace("    for item", "    # sum up\n    for item").replace(
+        "total += item", "total += 2 * item")
+    assert touched_statements(F, mixed).lines == frozenset({7})

@@ -66,22 +66,28 @@ def test_a_changed_statement_selects_the_tests_that_ran_it(recorded: Path) -> No
     assert relations(recorded)[T + "test_neg"] == "RECORDED"
 
 
-def test_an_added_statement_selects_the_tests_that_ran_its_block(recorded: Path) -> None:
+def test_an_added_statement_selects_the_tests_that_ran_the_statement_before_it(
+        recorded: Path) -> None:
     tests, _ = edit(recorded, "        label = 'neg'\n",
                     "        label = 'neg'\n        label = label.upper()\n")
-    assert tests == {T + "test_pos", T + "test_neg"}  # the `if x > 0` block; not test_zero
-
-
-def test_a_statement_added_at_the_top_level_selects_every_test_that_ran_it(
-        recorded: Path) -> None:
+    assert tests == {T + "test_neg"}
+    # at the top level, after the `if x > 0` statement: whatever ran it (not test_zero)
     tests, _ = edit(recorded, "    return label\n", "    label += '!'\n    return label\n")
-    assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
+    assert tests == {T + "test_pos", T + "test_neg"}
+
+
+def test_a_statement_starting_a_block_selects_the_tests_that_ran_the_block(
+        recorded: Path) -> None:
+    tests, _ = edit(recorded, "    else:\n", "    else:\n        log = 1\n")
+    assert tests == {T + "test_pos", T + "test_neg"}  # the `if x > 0` statement's lines
+    tests, _ = edit(recorded, '    """Sign of x."""\n', '    """Sign of x."""\n    x += 0\n')
+    assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}  # the body's start
 
 
 def test_a_new_local_shadowing_a_global_read_elsewhere_widens_to_the_function(
         recorded: Path) -> None:
     tests, _ = edit(recorded, "label = 'neg'", "label = 'neg'; x = -x")
-    assert tests == {T + "test_pos", T + "test_neg"}  # a statement added: its block
+    assert tests == {T + "test_pos", T + "test_neg"}  # a statement added: `if x > 0`
     tests, _ = edit(recorded, "label = 'neg'", "label = str")  # `str` stays a global
     assert tests == {T + "test_neg"}
 

@@ -7,11 +7,12 @@ the edit — unless the edit changes what the *other* statements mean. So the an
 - ``lines``: the edit replaces simple statements with simple statements in the same places
   (the function's tree, with the touched statements masked, is unchanged): a test must have
   executed one of the replaced statements' lines;
-- ``lines`` of an enclosing block: the edit adds, removes or restructures statements, or
-  changes a block's header: a test must have executed some line of the innermost compound
-  statement (``if``, ``for``, ``try``, …) that holds the whole edit — any test that reaches a
-  point inside it executes one of its lines, right before or right after;
-- ``function``: no narrower claim is sound — the edit is at the function's top level, a name
+- ``lines`` of the statement before it: the edit adds, removes or restructures statements,
+  or changes a block's header: a test must have executed the statement right before the
+  edit in the same block (Python enters a block only at its start, so whatever reaches the
+  edit ran that statement) — or, when the edit starts a block, some line of the innermost
+  compound statement (``if``, ``for``, ``try``, …) that holds it;
+- ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
 - ``static``: the function's own docstring changed — ``__doc__`` is read without running the
@@ -76,14 +77,21 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
     if touched_b and _shape(before, touched_b) == _shape(after, touched_a):
         return Touched("lines", frozenset(x for s in b_leaves if id(s) in touched_b
                                           for x in _span(s)))
+    resumable = any(_suspends(before))  # a generator resumes mid-block in another test
     lines: set[int] = set()
     for i1, i2, j1, j2 in hunks:
         indent = _indent(b_lines[i1:i2] + a_lines[j1:j2])
+        if indent < 0:
+            continue  # only comments and blank lines: nothing runs differently
         lo, hi = (i1 + 1, i2) if i2 > i1 else (i1, i1)
         block = _enclosing(b_compounds, lo, hi, indent)
-        if block is None:
-            return Touched("function", why="the edit is at the function's top level")
-        lines.update(_span(block))
+        prev = None if resumable else _previous(block or before, i1, indent, b_lines)
+        if prev is not None:
+            lines.update(_span(prev))
+        elif block is not None:
+            lines.update(_span(block))
+        else:
+            return Touched("function", why="the edit starts the function's body")
     return Touched("lines", frozenset(lines))
 
 
@@ -116,12 +124,8 @@ def _statements(fn: ast.AST) -> tuple[list[ast.stmt], list[ast.stmt]]:
         for s in block:
             if isinstance(s, _COMPOUND):
                 compounds.append(s)
-                for name in _BLOCKS:
-                    visit(getattr(s, name, None) or [])
-                for h in getattr(s, "handlers", None) or []:
-                    visit(h.body)
-                for c in getattr(s, "cases", None) or []:
-                    visit(c.body)
+                for block in _blocks(s):
+                    visit(block)
             elif not ((isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
                       or isinstance(s, (ast.Global, ast.Nonlocal))):
                 leaves.append(s)
@@ -164,19 +168,53 @@ def _shape(node: object, masked: set[int]) -> str:
 
 
 def _indent(lines: Sequence[str]) -> int:
-    """The least indentation of the hunk's code lines (its outermost statement's column)."""
+    """The least indentation of the hunk's code lines (its outermost statement's column);
+    -1 when it has none (comments and blank lines only)."""
     cols = [len(x) - len(x.lstrip()) for x in lines
             if x.strip() and not x.lstrip().startswith("#")]
-    return min(cols, default=0)
+    return min(cols, default=-1)
 
 
 def _enclosing(compounds: Sequence[ast.stmt], lo: int, hi: int, indent: int) -> ast.stmt | None:
-    """The innermost compound statement holding lines ``lo..hi`` whose own column is left of
-    the edit's (a line at the compound's column — ``else:``, ``elif``, a dedented statement —
-    belongs to the block around it)."""
+    """The innermost compound statement holding lines ``lo..hi`` whose own column is not
+    right of the edit's: the edit is inside it (in a block, or a clause at its column —
+    ``else:``, ``except``) or right after it, and whatever reaches the edit ran a line of
+    it. (An edit dedented left of it lies after a block that holds it.)"""
     holding = [s for s in compounds
-               if _first(s) <= lo and hi <= (s.end_lineno or s.lineno) and s.col_offset < indent]
+               if _first(s) <= lo and hi <= (s.end_lineno or s.lineno)
+               and s.col_offset <= indent]
     return max(holding, key=_first, default=None)
+
+
+def _previous(holder: ast.AST, line: int, indent: int, text: Sequence[str]) -> ast.stmt | None:
+    """The statement right before an edit that starts after ``line``, in the same block of
+    ``holder`` (a compound statement or the function): any test that reaches the edit ran
+    it (Python enters a block only at its start). ``None`` when the edit starts a block, or
+    the statement before it runs no line (a docstring)."""
+    for block in _blocks(holder):
+        before = [s for s in block if (s.end_lineno or s.lineno) <= line]
+        if not before:
+            continue
+        prev = before[-1]
+        end = prev.end_lineno or prev.lineno
+        between = text[end:line]  # nothing but blank lines and comments may separate them
+        if prev.col_offset != indent or any(x.strip() and not x.lstrip().startswith("#")
+                                            for x in between):
+            continue
+        if isinstance(prev, ast.Expr) and isinstance(prev.value, ast.Constant):
+            return None
+        return prev
+    return None
+
+
+def _blocks(holder: ast.AST) -> Iterator[list[ast.stmt]]:
+    for name in _BLOCKS:
+        if block := getattr(holder, name, None):
+            yield block
+    for h in getattr(holder, "handlers", None) or []:
+        yield h.body
+    for c in getattr(holder, "cases", None) or []:
+        yield c.body
 
 
 def _scope_changed(before_src: str, after_src: str, fn: ast.AST, changed: set[int]) -> bool:

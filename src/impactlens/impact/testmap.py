@@ -265,6 +265,17 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     return best
 
 
+def tests_importing(graph: GraphView, modules: Iterable[str]) -> set[str]:
+    """Tests defined in ``modules`` or in a module importing one of them, directly or through
+    other modules' top-level imports: the tests a module's import-time code can affect."""
+    memo = _Memo(graph)
+    mods = list(dict.fromkeys(modules))
+    memo.prefetch_tests_under(mods)
+    out = {t for m in mods for t in memo.tests_of(m)}
+    out.update(_import_time_tests(memo, {m: (1.0, m) for m in mods}))
+    return out
+
+
 def _importers(memo: _Memo, modules: Sequence[str]) -> dict[str, list[str]]:
     """module → what imports it or a name defined at its top level (what it contains)."""
     g = memo.graph

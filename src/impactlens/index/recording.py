@@ -50,37 +50,52 @@ __all__ = ["IMPORT_TIME", "Recorder", "Recording", "code_nodes", "decode_lines",
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
 FIXTURE = "fixture:"  # the prefix of a shared fixture's key while its setup runs
+IMPORTED = "import:"  # + a module's path: the lines its import ran (a pseudo-test)
+UNPLACED = "?"  # the path of a module outside the index (an installed package, a script)
 _CALLABLE = (NodeKind.FUNCTION, NodeKind.METHOD)
 _WORST = {"passed": 0, "skipped": 1, "failed": 2}
 
 # the hook's state: module globals, the fastest names a trace function can reach
 _current: set[CodeType] = set()  # code objects run by the current test
 _import_time: set[CodeType] = set()
-_importing = 0  # module top-level frames executing right now
+_importing: list[str] = []  # the files of the module top-level frames executing now
 _lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last switch
+_import_lines: set[tuple[str, CodeType, int]] = set()  # (module file, code, line) at import
 _line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
 _root = "/"  # the project's directory (str), set by Recorder.start
 
 
 def _hook(frame: FrameType, event: str, arg: Any) -> Any:
-    global _importing
     code = frame.f_code
     _current.add(code)
     if _importing:
         _import_time.add(code)
     if code.co_name == "<module>":
-        _importing += 1
+        _importing.append(code.co_filename)
         frame.f_trace_lines = False
         return _module_exit
     traced = _line_codes.get(code)
     if traced is None:
         traced = _line_codes[code] = _traces_lines(code.co_filename)
-    return _line if traced else None
+    if not traced:
+        return None
+    return _import_line if _importing else _line
 
 
 def _line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add) -> Any:
     _add((frame.f_code, frame.f_lineno))  # "line"; "return"/"exception" repeat a line
     return _line
+
+
+def _import_line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add,
+                 _add_import: Any = _import_lines.add) -> Any:
+    """The local tracer of a frame started while a module is being imported: its lines
+    are also credited to the innermost module being imported."""
+    code, line = frame.f_code, frame.f_lineno
+    _add((code, line))
+    if _importing:
+        _add_import((_importing[-1], code, line))
+    return _import_line
 
 
 def _traces_lines(filename: str) -> bool:
@@ -91,9 +106,8 @@ def _traces_lines(filename: str) -> bool:
 
 
 def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
-    global _importing
-    if event == "return":  # also when the import raises
-        _importing -= 1
+    if event == "return" and _importing:  # also when the import raises
+        _importing.pop()
     return _module_exit
 
 
@@ -168,7 +182,9 @@ class Recorder:
             raise RuntimeError("another trace function is active (coverage, a debugger): "
                                "--impact-record cannot run alongside it")
         _import_time.clear()
+        _importing.clear()
         _lines.clear()
+        _import_lines.clear()
         _line_codes.clear()
         _root = str(self.root)
         _current = _import_time
@@ -247,6 +263,7 @@ class Recorder:
         runs = {t: c for t, c in self.runs.items() if t not in self.untraced}
         runs[IMPORT_TIME] = _import_time
         lines = {t: x for t, x in self.lines.items() if t not in self.untraced}
+        lines.update(self._import_lines())
         outcomes = {t: o for t, o in self.outcomes.items() if t not in self.untraced}
         git = gitcmd.is_repository(self.root) and gitcmd.has_head(self.root)
         head = gitcmd.resolve_commit(self.root, "HEAD") if git else ""
@@ -254,6 +271,13 @@ class Recorder:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
                                   head=head)
+
+    def _import_lines(self) -> dict[str, dict[CodeType, frozenset[int]]]:
+        """``IMPORTED`` + the imported module's file → the lines its import ran."""
+        by: dict[str, dict[CodeType, set[int]]] = {}
+        for module, code, line in _import_lines:
+            by.setdefault(IMPORTED + module, {}).setdefault(code, set()).add(line)
+        return {m: {c: frozenset(x) for c, x in codes.items()} for m, codes in by.items()}
 
     def _credit_shared_fixtures(self) -> None:
         for test, keys in self.shared.items():
@@ -305,6 +329,7 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
                 for nid in holders[path or ""].get(line, ()):
                     ran.setdefault((tid, nid, path or ""), set()).add(line)
     rows = {(*key, encode_lines(x)) for key, x in ran.items()}
+    rows = {(_import_key(root, t, files), *rest) for t, *rest in rows}
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
@@ -312,6 +337,17 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
     with store.transaction():
         store.put_recording(sorted(rows), shas, tests, json.dumps(info, sort_keys=True))
     return info
+
+
+def _import_key(root: Path, test: str, files: Mapping[str, Any]) -> str:
+    """An import pseudo-test named by the module's absolute file, renamed by its indexed
+    path (``UNPLACED`` outside the index); a test id as it is."""
+    if not test.startswith(IMPORTED):
+        return test
+    path = _indexed(root, test[len(IMPORTED):], files)
+    if path is None and test[len(IMPORTED):] in files:  # already indexed (a re-save)
+        path = test[len(IMPORTED):]
+    return IMPORTED + (path or UNPLACED)
 
 
 def _line_holders(nodes: Iterable[Node]) -> dict[int, list[str]]:

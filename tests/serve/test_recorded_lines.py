@@ -132,3 +132,61 @@ def test_a_shared_fixture_counts_for_every_test_that_uses_it(
     assert set(lines) == {T + "test_first", T + "test_second"}  # not only the first user
     tests, _ = edit(repo, "label = 'neg'", "label = 'negative'")
     assert tests == {T + "test_first", T + "test_second"}
+
+
+REGISTRY = {
+    **APP,
+    "src/app/reg.py": (
+        "NAMES = []\n\n\n"
+        "def register(f, kind='plain'):\n"
+        "    if kind == 'plain':\n"
+        "        NAMES.append(f.__name__)\n"
+        "    else:\n"
+        "        NAMES.append(kind + f.__name__)\n"
+        "    return f\n"
+    ),
+    # registers at its import, through the branch no other module takes
+    "tests/test_special.py": (
+        "from app.reg import NAMES, register\n\n\n"
+        "def special():\n    return 1\n\n\n"
+        "register(special, kind='x')\n\n\n"
+        "def test_special():\n    assert 'xspecial' in NAMES\n"
+    ),
+    "tests/test_plain.py": (
+        "from app.reg import NAMES, register\n\n\n"
+        "@register\ndef plain():\n    return 1\n\n\n"
+        "def test_plain():\n    assert 'plain' in NAMES\n"
+    ),
+}
+REG = REGISTRY["src/app/reg.py"]
+
+
+def test_lines_run_at_a_test_modules_import_select_that_modules_tests(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(REGISTRY)
+    record(repo)
+    (repo / "src/app/reg.py").write_text(REG.replace("kind + f.__name__", "f.__name__ + kind"))
+    tests, note = validate(repo)
+    assert tests == {"tests/test_special.py::test_special"}
+    assert "ran at import" in note
+    (repo / "src/app/reg.py").write_text(REG.replace("return f", "return f  # noqa\n"
+                                                     "    return f"))
+    tests, _ = validate(repo)  # after the if statement: both modules' imports ran it
+    assert tests == {"tests/test_special.py::test_special", "tests/test_plain.py::test_plain"}
+
+
+def test_lines_run_at_a_conftest_import_or_in_a_hook_keep_the_static_selection(
+        make_repo: Callable[..., Path]) -> None:
+    changed = REG.replace("kind + f.__name__", "f.__name__ + kind")
+    for conftest in ("from app.reg import register\n\n\n"
+                     "register(print, kind='c')\n",  # at the conftest's import
+                     "from app.reg import register\n\n\n"
+                     "def pytest_configure(config):\n"
+                     "    register(print, kind='c')\n"):  # outside tests and imports
+        repo = make_repo({**REGISTRY, "tests/test_special.py": "def test_x():\n    pass\n",
+                          "tests/conftest.py": conftest})
+        record(repo)
+        (repo / "src/app/reg.py").write_text(changed)
+        tests, note = validate(repo)
+        assert "tests/test_plain.py::test_plain" in tests  # static: it imports app.reg
+        assert "did not narrow" in note

@@ -134,14 +134,14 @@ def record_at_head(repo: Path) -> None:
     (repo / "src/app/calc.py").write_text(edited)
 
 
-def test_a_function_run_at_import_keeps_the_static_selection(
+def test_a_function_run_at_import_selects_the_tests_importing_that_module(
         repo: Path) -> None:
     record(repo)
     boot = APP["src/app/boot.py"].replace("REG.append(f.__name__)", "REG.insert(0, f.__name__)")
     (repo / "src/app/boot.py").write_text(boot)
     tests, note = validate(repo)
-    assert "tests/test_boot.py::test_reg" in tests
-    assert "did not narrow" in note
+    assert tests == {"tests/test_boot.py::test_reg"}  # the importer of app/boot.py
+    assert "1 ran at import: with the tests importing those modules" in note
 
 
 def test_a_function_no_test_ran_keeps_the_static_selection(repo: Path) -> None:

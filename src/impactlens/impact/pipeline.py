@@ -91,7 +91,7 @@ def run_pipeline(
                                  include_seed=binding is None, hidden=reach)
                     if "testmap" in channels else [])
             if recorded is not None and "testmap" in channels:
-                hits = recorded.refine(ch, seed, hits, settings)
+                hits = recorded.refine(ch, seed, hits, settings, graph)
             ranked = rank(graph, seed, ch.after_sig or ch.before_sig, result, hits,
                           dict(scoring.get(ch.file, ())), module_of=module_of,
                           exclude_files=edited_files, settings=settings)

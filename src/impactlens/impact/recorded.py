@@ -10,14 +10,18 @@ cannot observe the change, and a test that did is affected directly.
 Per change, with ``R`` = the tests recorded running the changed function:
 
 - used only when the changed file's *before* text is the recorded one, the change is to a
-  function or method's body or signature (or deletes it), ``R`` is not empty (a function no
-  test ran may run in a subprocess the recording did not follow) and it never ran at import time
-  (then every importer's tests may see it: the static map, with its import-time rule, stays);
-- for a body edit, ``R`` narrows further to the tests that executed one of the *statements*
-  the edit touches (:mod:`impactlens.impact.statements`: the replaced statements, or the
-  innermost block holding an added or restructured one; the whole function where nothing
+  function or method's body or signature (or deletes it) and ``R`` is not empty (a function
+  no test ran may run in a subprocess the recording did not follow);
+- for a body edit, ``R`` narrows to the tests that executed one of the *statements* the edit
+  touches (:mod:`impactlens.impact.statements`: the replaced statements, the statement right
+  before an added one, or the block an edit starts; the whole function where nothing
   narrower is sound). An edit to the function's own docstring is left to the static map:
   ``__doc__`` is read without running the function;
+- where those lines (or the function) ran while a module was being imported — a class
+  decorator, a registry call — the tests defined in that module or importing it (directly
+  or through other modules' top-level imports, the static map's import-time rule) are
+  added; if the importing module is outside the index or a ``conftest.py``, or the lines
+  ran outside any test and any import (a hook), the static map stays;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
 - a static selection stays when the recording cannot speak for that test: it did not run in
   the recording (added since, deselected), or it is *stale* — it executed a file whose
@@ -31,8 +35,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from impactlens.impact.statements import Touched, touched_statements
-from impactlens.index.recording import IMPORT_TIME, Recording
-from impactlens.model import AtomicChange, ChangeType, FileChange, TestImpact
+from impactlens.impact.testmap import tests_importing
+from impactlens.index.recording import IMPORT_TIME, UNPLACED, Recording
+from impactlens.model import AtomicChange, ChangeType, FileChange, GraphView, NodeKind, TestImpact
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["RecordedTests", "recorded_tests"]
@@ -54,25 +59,20 @@ class RecordedTests:
     narrowed: list[str] = field(default_factory=list)  # seeds whose tests were narrowed
     by_lines: list[str] = field(default_factory=list)  # … to tests that ran changed lines
     unrun: list[str] = field(default_factory=list)  # … where no test ran the changed lines
+    at_import: list[str] = field(default_factory=list)  # … that ran at some module's import
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
-               settings: Settings = DEFAULT) -> list[TestImpact]:
-        """``hits`` (the static selection of ``change``) narrowed by the recording."""
+               settings: Settings = DEFAULT, graph: GraphView | None = None
+               ) -> list[TestImpact]:
+        """``hits`` (the static selection of ``change``) narrowed by the recording;
+        ``graph`` places what ran at import time (without it, such a change keeps ``hits``)."""
         if (change.kind not in _KINDS or change.change_type not in _TYPES
-                or change.file not in self.fresh_files):
-            return list(hits)
-        ran = self.recording.runs(seed)
-        if not ran or IMPORT_TIME in ran:
+                or change.file not in self.fresh_files or not self.recording.runs(seed)):
             return list(hits)
         touched = _touched(change)
-        if touched.scope == "static":
+        ran = None if touched.scope == "static" else self._observers(seed, touched, graph)
+        if ran is None:
             return list(hits)
-        narrower = self.recording.runs_lines(seed, touched.lines) if touched.lines else None
-        if narrower is not None:
-            ran = narrower
-            self.by_lines.append(seed)
-            if not ran:
-                self.unrun.append(seed)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
         kept = [t for t in hits if t.test_id in unknown]
         w = settings.test_edge_weights["TESTS"]
@@ -80,6 +80,43 @@ class RecordedTests:
                  for t in sorted(ran - self.stale)]
         self.narrowed.append(seed)
         return sorted(kept, key=lambda t: (-t.conf, t.test_id))
+
+    def _observers(self, seed: str, touched: Touched, graph: GraphView | None
+                   ) -> set[str] | None:
+        """The tests that ran the touched lines of ``seed`` (any line, for a whole-function
+        change), and those a module whose import ran them can affect; ``None`` when the
+        recording cannot say (lines unrecorded, run outside any test or import, imported by
+        code outside the index or by a ``conftest.py``)."""
+        got = self.recording.runs_lines(seed, touched.lines if touched.scope == "lines"
+                                        else None)
+        if got is None:
+            ran = self.recording.runs(seed)
+            return None if IMPORT_TIME in ran else ran
+        if got.outside:
+            return None
+        tests = set(got.tests)
+        if got.imports:
+            affected = self._import_observers(got.imports, graph)
+            if affected is None:
+                return None
+            tests |= affected
+            self.at_import.append(seed)
+        if touched.scope == "lines":
+            self.by_lines.append(seed)
+            if not tests:
+                self.unrun.append(seed)
+        return tests
+
+    def _import_observers(self, paths: set[str], graph: GraphView | None) -> set[str] | None:
+        """Tests in, or importing, the modules at ``paths`` (their import ran the change)."""
+        if graph is None or any(p == UNPLACED or p.rsplit("/", 1)[-1] == "conftest.py"
+                                for p in paths):
+            return None  # a conftest's import reaches every test under it, not its importers
+        modules = [next((n.id for n in self.recording.store.nodes_in_file(p)
+                         if n.kind is NodeKind.MODULE), None) for p in sorted(paths)]
+        if None in modules:
+            return None
+        return tests_importing(graph, [m for m in modules if m is not None])
 
     def note(self) -> str:
         what = self.recording.summary()
@@ -90,8 +127,10 @@ class RecordedTests:
                  if self.by_lines else "")
         unrun = (f"; no recorded test ran the changed statements of {', '.join(self.unrun)}"
                  if self.unrun else "")
+        imports = (f"; {len(self.at_import)} ran at import: with the tests importing those "
+                   "modules" if self.at_import else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
-                f"changed function(s) to those that ran them{lines}{unrun}")
+                f"changed function(s) to those that ran them{lines}{imports}{unrun}")
 
 
 def _touched(change: AtomicChange) -> Touched:

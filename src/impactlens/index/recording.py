@@ -45,12 +45,14 @@ from typing import Any
 from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
 
-__all__ = ["IMPORT_TIME", "Recorder", "Recording", "code_nodes", "decode_lines", "encode_lines",
-           "save_recording"]
+__all__ = ["IMPORTED", "IMPORT_TIME", "OUTSIDE", "UNPLACED", "LineRuns", "Recorder", "Recording",
+           "code_nodes", "decode_lines", "encode_lines", "save_recording"]
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
 FIXTURE = "fixture:"  # the prefix of a shared fixture's key while its setup runs
 IMPORTED = "import:"  # + a module's path: the lines its import ran (a pseudo-test)
+OUTSIDE = "outside:"  # the lines run outside any test and any import (a pseudo-test)
+_PSEUDO = (IMPORTED, OUTSIDE)
 UNPLACED = "?"  # the path of a module outside the index (an installed package, a script)
 _CALLABLE = (NodeKind.FUNCTION, NodeKind.METHOD)
 _WORST = {"passed": 0, "skipped": 1, "failed": 2}
@@ -173,6 +175,7 @@ class Recorder:
         self.lines: dict[str, dict[CodeType, frozenset[int]]] = {}  # test → code → lines
         self._interned: dict[frozenset[int], frozenset[int]] = {}
         self.shared: dict[str, set[str]] = {}  # test → the shared fixtures it uses
+        self.imports: dict[str, dict[CodeType, frozenset[int]]] = {}  # IMPORTED + file → …
         self._last = IMPORT_TIME
         self._ours: dict[str, bool] = {}  # co_filename → under the root, not installed
 
@@ -197,14 +200,38 @@ class Recorder:
         if sys.gettrace() is not _hook:  # the last test installed its own tracer
             self.untraced.add(self._last)
         sys.settrace(None)  # the recorder's own calls are nobody's
-        done, last = _current, self._last
-        lines = self._take_lines()
+        self._settle()
         _current = self.runs.setdefault(test, set()) if test else _import_time
         self._last = test
-        if last != IMPORT_TIME:  # keep only the project's code (memory)
-            self.runs[last] = {c for c in done if self._is_ours(c.co_filename)}
-            self._merge(self.lines.setdefault(last, {}), lines)
         sys.settrace(_hook)
+
+    def _settle(self) -> None:
+        """File what ran since the last switch under the test that was running: the calls,
+        the lines, the lines of each import; between tests, lines run outside any import
+        go to ``OUTSIDE``."""
+        last = self._last
+        lines = self._take_lines()
+        imported = self._take_import_lines()
+        if last != IMPORT_TIME:  # keep only the project's code (memory)
+            self.runs[last] = {c for c in _current if self._is_ours(c.co_filename)}
+            self._merge(self.lines.setdefault(last, {}), lines)
+            return
+        outside = {c: self._intern(x - imported[c]) if c in imported else x
+                   for c, x in lines.items()}
+        self._merge(self.lines.setdefault(OUTSIDE, {}), {c: x for c, x in outside.items() if x})
+
+    def _take_import_lines(self) -> dict[CodeType, frozenset[int]]:
+        """File the lines each import ran since the last switch; return them all, per code."""
+        every: dict[CodeType, set[int]] = {}
+        by: dict[str, dict[CodeType, set[int]]] = {}
+        for module, code, line in _import_lines:
+            by.setdefault(module, {}).setdefault(code, set()).add(line)
+            every.setdefault(code, set()).add(line)
+        _import_lines.clear()
+        for module, codes in by.items():
+            self._merge(self.imports.setdefault(IMPORTED + module, {}),
+                        {c: self._intern(frozenset(x)) for c, x in codes.items()})
+        return {c: frozenset(x) for c, x in every.items()}
 
     @property
     def running(self) -> str:
@@ -258,12 +285,13 @@ class Recorder:
         from impactlens.change import git as gitcmd
 
         self.stop()
+        self._settle()  # what ran after the last switch (session teardown)
         self._credit_shared_fixtures()
         self.untraced.discard(IMPORT_TIME)
         runs = {t: c for t, c in self.runs.items() if t not in self.untraced}
         runs[IMPORT_TIME] = _import_time
         lines = {t: x for t, x in self.lines.items() if t not in self.untraced}
-        lines.update(self._import_lines())
+        lines.update(self.imports)
         outcomes = {t: o for t, o in self.outcomes.items() if t not in self.untraced}
         git = gitcmd.is_repository(self.root) and gitcmd.has_head(self.root)
         head = gitcmd.resolve_commit(self.root, "HEAD") if git else ""
@@ -271,13 +299,6 @@ class Recorder:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
                                   head=head)
-
-    def _import_lines(self) -> dict[str, dict[CodeType, frozenset[int]]]:
-        """``IMPORTED`` + the imported module's file → the lines its import ran."""
-        by: dict[str, dict[CodeType, set[int]]] = {}
-        for module, code, line in _import_lines:
-            by.setdefault(IMPORTED + module, {}).setdefault(code, set()).add(line)
-        return {m: {c: frozenset(x) for c, x in codes.items()} for m, codes in by.items()}
 
     def _credit_shared_fixtures(self) -> None:
         for test, keys in self.shared.items():
@@ -300,7 +321,8 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
     code object → its lines the test ran), mapped to the index's functions in the indexed
     non-test files under ``root``."""
     lines = lines or {}
-    files = {r.path: r for r in store.files() if not r.is_test}
+    indexed = {r.path: r for r in store.files()}
+    files = {p: r for p, r in indexed.items() if not r.is_test}
     where: dict[str, str | None] = {}  # co_filename → indexed path (None: not ours)
     by_file: dict[str, set[tuple[str, int]]] = {}
     for codes in [*runs.values(), *lines.values()]:
@@ -322,14 +344,13 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
                 ran.setdefault((tid, nid, path or ""), set())
     holders = {p: _line_holders(n) for p, n in in_file.items()}
     for test, by_code in lines.items():
-        tid = base_test_id(test)
+        tid = _import_key(root, base_test_id(test), indexed)
         for c, run in by_code.items():
             path = where.get(c.co_filename)
             for line in run if path else ():
                 for nid in holders[path or ""].get(line, ()):
                     ran.setdefault((tid, nid, path or ""), set()).add(line)
     rows = {(*key, encode_lines(x)) for key, x in ran.items()}
-    rows = {(_import_key(root, t, files), *rest) for t, *rest in rows}
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
@@ -345,8 +366,6 @@ def _import_key(root: Path, test: str, files: Mapping[str, Any]) -> str:
     if not test.startswith(IMPORTED):
         return test
     path = _indexed(root, test[len(IMPORTED):], files)
-    if path is None and test[len(IMPORTED):] in files:  # already indexed (a re-save)
-        path = test[len(IMPORTED):]
     return IMPORTED + (path or UNPLACED)
 
 
@@ -366,6 +385,15 @@ def _indexed(root: Path, filename: str, files: Mapping[str, Any]) -> str | None:
     except (ValueError, OSError):
         return None
     return rel if rel in files else None
+
+
+@dataclass
+class LineRuns:
+    """Who ran some lines of a function in the recorded run."""
+
+    tests: set[str]  # test ids
+    imports: set[str]  # indexed paths of the modules whose import ran them (UNPLACED: other)
+    outside: bool  # run outside any test and any import (a hook, a plugin)
 
 
 @dataclass
@@ -397,26 +425,38 @@ class Recording:
         skipped = set(skip)
         changed = [p for p, sha in self.files.items()
                    if p not in skipped and current.get(p) != sha]
-        return self.store.tests_running_files(changed)
+        return {t for t in self.store.tests_running_files(changed) if not t.startswith(_PSEUDO)}
 
     def runs(self, node: str) -> set[str]:
         """Test ids that executed ``node`` (``IMPORT_TIME`` among them if it ran outside a
         test or during an import)."""
-        return self.store.tests_running(node)
+        return {t for t in self.store.tests_running(node) if not t.startswith(_PSEUDO)}
 
-    def runs_lines(self, node: str, lines: Iterable[int]) -> set[str] | None:
-        """Test ids that executed one of ``lines`` (file lines) of ``node``; ``None`` when
-        some test ran ``node`` with no lines recorded (then only :meth:`runs` can say)."""
-        wanted = sorted(set(lines))
-        out = set()
+    def runs_lines(self, node: str, lines: Iterable[int] | None) -> LineRuns | None:
+        """Who ran one of ``lines`` (file lines; ``None``: any line) of ``node``: tests, the
+        imports, code outside any test. ``None`` when the recording cannot tell: a test
+        ran ``node`` with no lines recorded, or ``node`` ran outside tests unplaced."""
+        wanted = None if lines is None else sorted(set(lines))
+        got = LineRuns(set(), set(), False)
+        placed = False
         for test, text in self.store.test_lines(node).items():
             if not text:
                 if test != IMPORT_TIME:
                     return None
                 continue
-            if any(lo <= x <= hi for lo, hi in decode_lines(text) for x in wanted):
-                out.add(test)
-        return out
+            placed |= test.startswith(_PSEUDO)
+            if wanted is not None and not any(lo <= x <= hi for lo, hi in decode_lines(text)
+                                              for x in wanted):
+                continue
+            if test.startswith(IMPORTED):
+                got.imports.add(test[len(IMPORTED):])
+            elif test == OUTSIDE:
+                got.outside = True
+            else:
+                got.tests.add(test)
+        if IMPORT_TIME in self.store.tests_running(node) and not placed:
+            return None  # it ran outside tests, and the recording did not say where
+        return got
 
     def summary(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(self.info.get("time", 0)))

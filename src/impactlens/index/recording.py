@@ -7,9 +7,12 @@ object to the current test — its node id — or, outside any test (collection,
 to the import-time set ``""``. Only frames of the project's own non-test code get a local
 tracer, which adds ``(code, line)`` for each line event; everything else (the standard
 library, installed packages, the tests) costs one call callback and no line events. A
-module's top-level code is followed to its ``return`` (lines off) to know that an import is
-running, and every function called meanwhile — a class decorator, a registry call — is
-import-time too, even when a test triggered the import.
+module's top-level code is followed to its ``return`` (lines off) to know which module is
+being imported: every function called meanwhile — a class decorator, a registry call — is
+import-time too, even when a test triggered the import, and the lines it runs are also
+credited to the innermost module being imported (``IMPORTED`` + its path), so a change to
+them reaches the tests defined in or importing that module. Lines run between tests outside
+any import (a pytest hook, a plugin) are kept under ``OUTSIDE``.
 
 At the end, code objects of the indexed non-test files are mapped to the index's function
 and method nodes (file, name, first line inside the node's lines; nested functions by the

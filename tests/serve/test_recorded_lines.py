@@ -190,3 +190,18 @@ def test_lines_run_at_a_conftest_import_or_in_a_hook_keep_the_static_selection(
         tests, note = validate(repo)
         assert "tests/test_plain.py::test_plain" in tests  # static: it imports app.reg
         assert "did not narrow" in note
+
+
+def test_a_def_line_run_by_its_class_body_is_not_a_line_of_the_method(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({
+        **APP,
+        "src/app/shape.py": ("class Shape:\n"
+                             "    def area(self):\n"
+                             "        return 0\n"),
+        "tests/test_shape.py": "from app.shape import Shape\n\n\n"
+                               "def test_shape():\n    assert Shape\n",
+    })
+    record(repo)
+    # the class body ran `def area` at import; no test called it
+    assert Store.open(index_path(repo)).test_lines("app.shape.Shape.area") == {}

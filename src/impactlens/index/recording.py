@@ -345,14 +345,22 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
             nid = nodes[path].get((c.co_name, c.co_firstlineno)) if path else None
             if nid is not None:
                 ran.setdefault((tid, nid, path or ""), set())
-    holders = {p: _line_holders(n) for p, n in in_file.items()}
+    spans = {p: [(n.start_line, n.end_line, n.id) for n in ns if n.kind in _CALLABLE]
+             for p, ns in in_file.items()}
+    holders: dict[CodeType, list[tuple[int, int, str]]] = {}
     for test, by_code in lines.items():
         tid = _import_key(root, base_test_id(test), indexed)
         for c, run in by_code.items():
             path = where.get(c.co_filename)
-            for line in run if path else ():
-                for nid in holders[path or ""].get(line, ()):
-                    ran.setdefault((tid, nid, path or ""), set()).add(line)
+            if path is None:
+                continue
+            if c not in holders:  # the functions this code is (part of): not a `def` line
+                first = c.co_firstlineno  # run by the class body or module around it
+                holders[c] = [x for x in spans[path] if x[0] <= first <= x[1]]
+            for start, end, nid in holders[c]:
+                hit = [line for line in run if start <= line <= end]
+                if hit:
+                    ran.setdefault((tid, nid, path), set()).update(hit)
     rows = {(*key, encode_lines(x)) for key, x in ran.items()}
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
@@ -370,16 +378,6 @@ def _import_key(root: Path, test: str, files: Mapping[str, Any]) -> str:
         return test
     path = _indexed(root, test[len(IMPORTED):], files)
     return IMPORTED + (path or UNPLACED)
-
-
-def _line_holders(nodes: Iterable[Node]) -> dict[int, list[str]]:
-    """Line → the function and method nodes whose lines hold it."""
-    out: dict[int, list[str]] = {}
-    for n in nodes:
-        if n.kind in _CALLABLE:
-            for line in range(n.start_line, n.end_line + 1):
-                out.setdefault(line, []).append(n.id)
-    return out
 
 
 def _indexed(root: Path, filename: str, files: Mapping[str, Any]) -> str | None:

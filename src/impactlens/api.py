@@ -168,10 +168,12 @@ class Project:
             state = "history: not mined yet (run `impactlens index`); co-change channel empty"
         return result.as_dict(), f"{state}; {result.note}"
 
-    def record_tests(self, pytest_args: Sequence[str] = ()) -> tuple[int, dict[str, Any] | None]:
+    def record_tests(self, pytest_args: Sequence[str] = (), *, lines: bool = True
+                     ) -> tuple[int, dict[str, Any] | None]:
         """Run the suite under ``pytest --impact-record`` (output to the terminal) and store
-        which tests run which functions (:mod:`impactlens.index.recording`). Returns pytest's
-        exit code and the recording's summary (``None`` when no recording was stored)."""
+        which tests run which functions and lines (:mod:`impactlens.index.recording`;
+        ``lines=False``: functions only, cheaper). Returns pytest's exit code and the
+        recording's summary (``None`` when no recording was stored)."""
         import json
         import os
         import subprocess
@@ -179,6 +181,8 @@ class Project:
 
         before = self.store.recording_info() if index_path(self.root).exists() else None
         cmd = [sys.executable, "-m", "pytest", "--impact-record", *pytest_args]
+        if not lines:
+            cmd[4:4] = ["--impact-record-functions"]
         if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
             cmd[3:3] = ["-p", "impactlens.serve.pytest_plugin"]
         code = subprocess.run(cmd, cwd=self.root, check=False).returncode

@@ -11,7 +11,7 @@ import pytest
 
 from impactlens.index.store import Store, index_path
 
-from .test_recording import record, relations, validate
+from .test_recording import pytest_run, record, relations, validate
 
 SIGN = (
     "def sign(x):\n"            # 1
@@ -205,3 +205,13 @@ def test_a_def_line_run_by_its_class_body_is_not_a_line_of_the_method(
     record(repo)
     # the class body ran `def area` at import; no test called it
     assert Store.open(index_path(repo)).test_lines("app.shape.Shape.area") == {}
+
+
+def test_a_functions_only_recording_selects_every_test_that_ran_the_function(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(APP)
+    pytest_run(repo, "--impact-record", "--impact-record-functions")
+    assert set(Store.open(index_path(repo)).test_lines("app.sign.sign").values()) == {""}
+    tests, note = edit(repo, "label = 'neg'", "label = 'negative'")
+    assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
+    assert "functions only" in note and "changed statements" not in note

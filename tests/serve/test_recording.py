@@ -3,6 +3,7 @@ validation set, on real git repositories and real pytest runs."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -197,6 +198,10 @@ def test_record_command(repo: Path) -> None:
     proc = subprocess.run(exe, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "recorded 5 tests" in proc.stderr
+    cheap = subprocess.run([*exe[:6], "--functions-only", *exe[6:]], capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert cheap.returncode == 0, cheap.stderr
+    assert json.loads(Store.open(index_path(repo)).recording_info() or "{}")["lines"] is False
     bad = subprocess.run([*exe[:6], "--", "--no-such-option"], capture_output=True,
                          text=True, timeout=120, check=False)
     assert bad.returncode != 0

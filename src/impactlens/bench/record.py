@@ -2,8 +2,9 @@
 
 On a git work tree whose suite runs under the current interpreter's pytest:
 
-- the suite's wall time plain and under ``--impact-record`` (runs interleaved, medians and
-  their ratio), and the recording's size (tests, (test, function) pairs, index growth);
+- the suite's wall time plain, under ``--impact-record`` and under ``--impact-record
+  --impact-record-functions`` (runs interleaved, medians and their ratios to plain), and the
+  recording's size (tests, (test, function) pairs, index growth);
 - for ``--sample`` functions the recording saw run (seeded choice), a body edit (a
   statement inserted before one of the body's simple statements, at any depth, seeded; in
   memory only) analysed with the static test map alone and with the recording:
@@ -83,14 +84,20 @@ def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
     from impactlens.index.store import index_path
 
     plain: list[float] = []
+    functions: list[float] = []
     recorded: list[float] = []
-    for _ in range(runs):
+    for _ in range(runs):  # the lines recording last: it is the one analysed below
         plain.append(_suite_seconds(repo, pytest_args))
+        functions.append(_suite_seconds(repo, [*pytest_args, "--impact-record",
+                                               "--impact-record-functions"]))
         recorded.append(_suite_seconds(repo, [*pytest_args, "--impact-record"]))
+    base = statistics.median(plain)
     out: dict[str, Any] = {
         "repo": repo.name, "runs": runs,
-        "suite_s": {"plain": statistics.median(plain), "recorded": statistics.median(recorded),
-                    "ratio": statistics.median(recorded) / statistics.median(plain)},
+        "suite_s": {"plain": base, "recorded": statistics.median(recorded),
+                    "ratio": statistics.median(recorded) / base,
+                    "functions_only": statistics.median(functions),
+                    "functions_only_ratio": statistics.median(functions) / base},
     }
     project = Project(repo)
     info = json.loads(project.store.recording_info() or "{}")
@@ -145,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     s, r = got["suite_s"], got["recording"]
     print(f"{got['repo']}: suite {s['plain']:.1f} s plain, {s['recorded']:.1f} s recorded "
-          f"(×{s['ratio']:.2f}, medians of {got['runs']}); {r.get('tests')} tests, "
+          f"(×{s['ratio']:.2f}; functions only ×{s['functions_only_ratio']:.2f}; medians of "
+          f"{got['runs']}); {r.get('tests')} tests, "
           f"{r.get('rows')} (test, function) pairs, index {r['index_mb']:.1f} MB")
     if "median" in got:
         m, a = got["median"], got["mean_selected"]

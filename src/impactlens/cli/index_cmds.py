@@ -78,8 +78,11 @@ def index_cmd(path: Path, full: bool, as_json: bool) -> None:
 
 @main.command("record", context_settings={"ignore_unknown_options": True})
 @repo_option
+@click.option("--functions-only", is_flag=True,
+              help="Record functions, not their lines: cheaper, but a body edit then selects "
+                   "every test that ran the function.")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def record_cmd(repo: Path, pytest_args: tuple[str, ...]) -> None:
+def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -> None:
     """Run the test suite once and record which tests run which functions and lines.
 
     PYTEST_ARGS go to pytest (e.g. `impactlens record -- -x tests/unit`). The run is
@@ -87,7 +90,7 @@ def record_cmd(repo: Path, pytest_args: tuple[str, ...]) -> None:
     root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
     only the tests that ran it — for a body edit, only those that ran the changed
     statements — while the files those tests ran are unchanged."""
-    code, info = Project(repo).record_tests(pytest_args)
+    code, info = Project(repo).record_tests(pytest_args, lines=not functions_only)
     if info is None:
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")
     failed = f"; pytest exited with code {code}" if code else ""

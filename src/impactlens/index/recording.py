@@ -170,8 +170,9 @@ def code_nodes(codes: Iterable[tuple[str, int]], nodes: Iterable[Node]) -> dict[
 class Recorder:
     """The trace hook's owner for one pytest session (``--impact-record``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, lines: bool = True) -> None:
         self.root = root
+        self.trace_lines = lines  # False: calls only (no line events, no import placement)
         self.runs: dict[str, set[CodeType]] = {}
         self.outcomes: dict[str, str] = {}
         self.untraced: set[str] = set()  # tests that replaced the trace function
@@ -192,7 +193,7 @@ class Recorder:
         _lines.clear()
         _import_lines.clear()
         _line_codes.clear()
-        _root = str(self.root)
+        _root = str(self.root) if self.trace_lines else "\0"  # "\0": no file's prefix
         _current = _import_time
         threading.settrace(_hook)
         sys.settrace(_hook)
@@ -365,7 +366,7 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
-            "rows": len(rows)}
+            "rows": len(rows), "lines": any(x for x in lines.values())}
     with store.transaction():
         store.put_recording(sorted(rows), shas, tests, json.dumps(info, sort_keys=True))
     return info
@@ -462,5 +463,6 @@ class Recording:
     def summary(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(self.info.get("time", 0)))
         head = str(self.info.get("head", ""))[:10]
+        scope = "" if self.info.get("lines", True) else ", functions only"
         return (f"recorded run of {len(self.tests)} tests ({when} UTC"
-                f"{', at ' + head if head else ''})")
+                f"{', at ' + head if head else ''}{scope})")

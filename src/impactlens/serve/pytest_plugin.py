@@ -41,6 +41,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "validation set of a function change to the tests that ran its changed "
              "statements.")
     group.addoption(
+        "--impact-record-functions", action="store_true", default=False,
+        help="With --impact-record: record functions only, not their lines (cheaper; a "
+             "body edit then selects every test that ran the function).")
+    group.addoption(
         "--impact-min-conf", metavar="CONF", type=float, default=None,
         help="Minimum test confidence (TEST_MIN, 0..1) for the validation set "
              "[default: impactlens settings, 0.45].")
@@ -64,7 +68,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if getattr(early_config.known_args_namespace, "impact_record", False):
         from impactlens.index.recording import Recorder
 
-        recorder = Recorder(_repo_root(Path(early_config.rootpath)))
+        recorder = Recorder(_repo_root(Path(early_config.rootpath)), lines=not getattr(
+            early_config.known_args_namespace, "impact_record_functions", False))
         try:
             recorder.start()
         except RuntimeError as exc:

@@ -132,3 +132,16 @@ def test_comment_hunks_touch_nothing() -> None:
     mixed = F.replace("    for item", "    # sum up\n    for item").replace(
         "total += item", "total += 2 * item")
     assert touched_statements(F, mixed).lines == frozenset({7})
+
+
+def test_statements_that_run_no_line_are_passed_over() -> None:
+    src = ("def f(x):\n"         # 1
+           "    y = x\n"          # 2
+           "    global G\n"       # 3
+           "    G = y\n"          # 4
+           "    return y\n")      # 5
+    got = touched_statements(src, src.replace("    G = y\n", "    log(y)\n    G = y\n"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [2])  # not `global G`: it runs no line
+    src = 'def f(x):\n    """Doc."""\n    global G\n    return x\n'
+    got = touched_statements(src, src.replace("    return x", "    log()\n    return x"))
+    assert got.scope == "function"  # only a docstring and a declaration precede it

@@ -126,8 +126,7 @@ def _statements(fn: ast.AST) -> tuple[list[ast.stmt], list[ast.stmt]]:
                 compounds.append(s)
                 for block in _blocks(s):
                     visit(block)
-            elif not ((isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-                      or isinstance(s, (ast.Global, ast.Nonlocal))):
+            elif _runs_a_line(s):
                 leaves.append(s)
 
     visit(fn.body)  # type: ignore[attr-defined]
@@ -189,8 +188,9 @@ def _enclosing(compounds: Sequence[ast.stmt], lo: int, hi: int, indent: int) -> 
 def _previous(holder: ast.AST, line: int, indent: int, text: Sequence[str]) -> ast.stmt | None:
     """The statement right before an edit that starts after ``line``, in the same block of
     ``holder`` (a compound statement or the function): any test that reaches the edit ran
-    it (Python enters a block only at its start). ``None`` when the edit starts a block, or
-    the statement before it runs no line (a docstring)."""
+    it (Python enters a block only at its start). Statements that run no line (a docstring,
+    ``global``) are passed over; ``None`` when the edit starts a block or only such
+    statements precede it."""
     for block in _blocks(holder):
         before = [s for s in block if (s.end_lineno or s.lineno) <= line]
         if not before:
@@ -201,10 +201,15 @@ def _previous(holder: ast.AST, line: int, indent: int, text: Sequence[str]) -> a
         if prev.col_offset != indent or any(x.strip() and not x.lstrip().startswith("#")
                                             for x in between):
             continue
-        if isinstance(prev, ast.Expr) and isinstance(prev.value, ast.Constant):
-            return None
-        return prev
+        return next((x for x in reversed(before) if _runs_a_line(x)), None)
     return None
+
+
+def _runs_a_line(s: ast.stmt) -> bool:
+    """Whether executing ``s`` emits a line event (a bare constant — a docstring, ``...`` —
+    is compiled away; ``global``/``nonlocal`` are declarations)."""
+    return not (isinstance(s, (ast.Global, ast.Nonlocal))
+                or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)))
 
 
 def _blocks(holder: ast.AST) -> Iterator[list[ast.stmt]]:

@@ -145,3 +145,9 @@ def test_statements_that_run_no_line_are_passed_over() -> None:
     src = 'def f(x):\n    """Doc."""\n    global G\n    return x\n'
     got = touched_statements(src, src.replace("    return x", "    log()\n    return x"))
     assert got.scope == "function"  # only a docstring and a declaration precede it
+
+
+def test_a_name_new_to_the_function_changes_no_other_statement() -> None:
+    src = "def f(x) -> bool:\n    if x:\n        return False\n    return True\n"
+    got = touched_statements(src, src.replace("return False", "return bool(0)"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [3])  # `bool` only in the annotation

@@ -230,9 +230,11 @@ def _scope_changed(before_src: str, after_src: str, fn: ast.AST, changed: set[in
         b_scopes, a_scopes = _scopes(before_src), _scopes(after_src)
     except SyntaxError:
         return True
+    # a name only one side has is used by the changed statements alone (the others are
+    # the same on both sides): only a name both have, in another class, can move under them
     moved = {name for key, syms in b_scopes.items() if key in a_scopes
-             for name in syms.keys() | a_scopes[key].keys()
-             if syms.get(name) != a_scopes[key].get(name)}
+             for name in syms.keys() & a_scopes[key].keys()
+             if syms[name] != a_scopes[key][name]}
     if not moved:
         return False
     elsewhere = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from impactlens.impact.statements import COMPOUND
 from impactlens.index.recording import IMPORT_TIME
 
 
@@ -41,19 +42,15 @@ def _suite_seconds(root: Path, args: Sequence[str]) -> float:
     return time.perf_counter() - t
 
 
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
-             ast.TryStar, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
 def _body_lines(source: str) -> dict[tuple[int, int], list[int]]:
     """(first line with decorators, last line) of each ``def`` → the first lines of its
     body's simple statements (any depth)."""
-    out = {}
+    out: dict[tuple[int, int], list[int]] = {}
     for d in ast.walk(ast.parse(source)):
         if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
             key = (min([d.lineno, *(x.lineno for x in d.decorator_list)]), d.end_lineno or 0)
             out[key] = sorted({s.lineno for b in d.body for s in ast.walk(b)
-                               if isinstance(s, ast.stmt) and not isinstance(s, _COMPOUND)})
+                               if isinstance(s, ast.stmt) and not isinstance(s, COMPOUND)})
     return out
 
 
@@ -64,7 +61,7 @@ def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
     rows = store.recording_rows()
     ran = {node for test, node, _, _ in rows if test != IMPORT_TIME}
     pick = random.Random(seed)
-    out = []
+    out: list[tuple[str, str, int]] = []
     for path in sorted({f for _, _, f, _ in rows}):
         rec = store.file_record(path)
         text = project.read_file(path)

@@ -67,30 +67,32 @@ class RecordedTests:
         """``hits`` (the static selection of ``change``) narrowed by the recording;
         ``graph`` places what ran at import time (without it, such a change keeps ``hits``)."""
         if (change.kind not in _KINDS or change.change_type not in _TYPES
-                or change.file not in self.fresh_files or not self.recording.runs(seed)):
+                or change.file not in self.fresh_files):
             return list(hits)
-        touched = _touched(change)
-        ran = None if touched.scope == "static" else self._observers(seed, touched, graph)
-        if ran is None:
+        ran = self.recording.runs(seed)
+        touched = _touched(change) if ran else None
+        if touched is None or touched.scope == "static":
+            return list(hits)
+        observers = self._observers(seed, touched, graph, ran)
+        if observers is None:
             return list(hits)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
         kept = [t for t in hits if t.test_id in unknown]
         w = settings.test_edge_weights["TESTS"]
         kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=RECORDED)
-                 for t in sorted(ran - self.stale)]
+                 for t in sorted(observers - self.stale)]
         self.narrowed.append(seed)
         return sorted(kept, key=lambda t: (-t.conf, t.test_id))
 
-    def _observers(self, seed: str, touched: Touched, graph: GraphView | None
-                   ) -> set[str] | None:
+    def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
+                   ran: set[str]) -> set[str] | None:
         """The tests that ran the touched lines of ``seed`` (any line, for a whole-function
         change), and those a module whose import ran them can affect; ``None`` when the
         recording cannot say (lines unrecorded, run outside any test or import, imported by
-        code outside the index or by a ``conftest.py``)."""
+        code outside the index or by a ``conftest.py``). ``ran``: the tests that ran it."""
         got = self.recording.runs_lines(seed, touched.lines if touched.scope == "lines"
                                         else None)
         if got is None:
-            ran = self.recording.runs(seed)
             return None if IMPORT_TIME in ran else ran
         if got.outside:
             return None

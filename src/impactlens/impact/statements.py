@@ -31,12 +31,11 @@ import symtable
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Touched", "touched_statements"]
+__all__ = ["COMPOUND", "Touched", "touched_statements"]
 
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
              ast.TryStar, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_SUSPENDS = (ast.Yield, ast.YieldFrom, ast.Await)
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -60,7 +59,8 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
         return Touched("function", why="not a single function definition")
     if ast.get_docstring(before, clean=False) != ast.get_docstring(after, clean=False):
         return Touched("static", why="its docstring changed (read without running it)")
-    if _suspends(before) != _suspends(after):
+    suspends = _suspends(before)
+    if suspends != _suspends(after):
         return Touched("function", why="it became or stopped being a generator or coroutine")
     b_lines, a_lines = before_src.splitlines(), after_src.splitlines()
     hunks = [op[1:] for op in difflib.SequenceMatcher(None, b_lines, a_lines, autojunk=False)
@@ -77,7 +77,7 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
     if touched_b and _shape(before, touched_b) == _shape(after, touched_a):
         return Touched("lines", frozenset(x for s in b_leaves if id(s) in touched_b
                                           for x in _span(s)))
-    resumable = any(_suspends(before))  # a generator resumes mid-block in another test
+    resumable = any(suspends)  # a generator resumes mid-block in another test
     lines: set[int] = set()
     for i1, i2, j1, j2 in hunks:
         indent = _indent(b_lines[i1:i2] + a_lines[j1:j2])
@@ -122,7 +122,7 @@ def _statements(fn: ast.AST) -> tuple[list[ast.stmt], list[ast.stmt]]:
 
     def visit(block: Sequence[ast.stmt]) -> None:
         for s in block:
-            if isinstance(s, _COMPOUND):
+            if isinstance(s, COMPOUND):
                 compounds.append(s)
                 for block in _blocks(s):
                     visit(block)
@@ -169,9 +169,13 @@ def _shape(node: object, masked: set[int]) -> str:
 def _indent(lines: Sequence[str]) -> int:
     """The least indentation of the hunk's code lines (its outermost statement's column);
     -1 when it has none (comments and blank lines only)."""
-    cols = [len(x) - len(x.lstrip()) for x in lines
-            if x.strip() and not x.lstrip().startswith("#")]
+    cols = [len(x) - len(x.lstrip()) for x in lines if _is_code(x)]
     return min(cols, default=-1)
+
+
+def _is_code(line: str) -> bool:
+    """Not blank, not only a comment."""
+    return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
 def _enclosing(compounds: Sequence[ast.stmt], lo: int, hi: int, indent: int) -> ast.stmt | None:
@@ -198,8 +202,7 @@ def _previous(holder: ast.AST, line: int, indent: int, text: Sequence[str]) -> a
         prev = before[-1]
         end = prev.end_lineno or prev.lineno
         between = text[end:line]  # nothing but blank lines and comments may separate them
-        if prev.col_offset != indent or any(x.strip() and not x.lstrip().startswith("#")
-                                            for x in between):
+        if prev.col_offset != indent or any(map(_is_code, between)):
             continue
         return next((x for x in reversed(before) if _runs_a_line(x)), None)
     return None

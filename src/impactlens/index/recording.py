@@ -105,9 +105,13 @@ def _import_line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add,
 
 def _traces_lines(filename: str) -> bool:
     name = filename.rsplit("/", 1)[-1]
-    return (filename.startswith(_root) and "site-packages" not in filename
-            and not name.startswith("test_") and not name.endswith("_test.py")
-            and name != "conftest.py")
+    return (_in_project(filename, _root) and not name.startswith("test_")
+            and not name.endswith("_test.py") and name != "conftest.py")
+
+
+def _in_project(filename: str, root: str) -> bool:
+    """Whether a code object's file is the project's own (under ``root``, not installed)."""
+    return filename.startswith(root) and "site-packages" not in filename
 
 
 def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
@@ -268,8 +272,7 @@ class Recorder:
     def _is_ours(self, filename: str) -> bool:
         ours = self._ours.get(filename)
         if ours is None:
-            ours = self._ours[filename] = (filename.startswith(str(self.root))
-                                           and "site-packages" not in filename)
+            ours = self._ours[filename] = _in_project(filename, str(self.root))
         return ours
 
     def outcome(self, outcome: str) -> None:
@@ -441,7 +444,8 @@ class Recording:
         wanted = None if lines is None else sorted(set(lines))
         got = LineRuns(set(), set(), False)
         placed = False
-        for test, text in self.store.test_lines(node).items():
+        rows = self.store.test_lines(node)
+        for test, text in rows.items():
             if not text:
                 if test != IMPORT_TIME:
                     return None
@@ -456,7 +460,7 @@ class Recording:
                 got.outside = True
             else:
                 got.tests.add(test)
-        if IMPORT_TIME in self.store.tests_running(node) and not placed:
+        if IMPORT_TIME in rows and not placed:
             return None  # it ran outside tests, and the recording did not say where
         return got
 

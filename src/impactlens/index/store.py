@@ -803,7 +803,7 @@ class Store:
                 test_ids[test] = len(test_ids) + 1
                 outcomes.setdefault(test, "")
             key = (node_ids.setdefault((node, file), len(node_ids) + 1), test_ids[test])
-            merged[key] = f"{merged[key]},{lines}".strip(",") if merged.get(key) else lines
+            merged[key] = _join_lines(merged.get(key, ""), lines)
         line_ids: dict[str, int] = {"": 0}
         triples = {k: line_ids.setdefault(x, len(line_ids)) for k, x in merged.items()}
         self._conn.executemany("INSERT INTO recorded_tests(id, test, outcome) VALUES (?,?,?)",
@@ -848,7 +848,7 @@ class Store:
             "s.id = r.lines WHERE n.node = ?", (node,))
         out: dict[str, str] = {}
         for test, lines in rows:  # one node id may sit in two files' rows: join their lines
-            out[test] = f"{out[test]},{lines}".strip(",") if out.get(test) else lines
+            out[test] = _join_lines(out.get(test, ""), lines)
         return out
 
     def tests_running(self, node: str) -> set[str]:
@@ -928,3 +928,8 @@ class Store:
         return [(r[0], r[1], r[2], int(r[3]), int(r[4]), tuple(r[5].split()),
                  tuple((a, b) for a, _, b in (p.partition(">") for p in r[6].split())))
                 for r in self._conn.execute(sql, args)]
+
+
+def _join_lines(a: str, b: str) -> str:
+    """Two line sets (``"3-5,9"``) as one (ranges may overlap; readers take the union)."""
+    return ",".join(x for x in (a, b) if x)

@@ -41,3 +41,15 @@ def test_bench_record_times_the_suite_and_compares_selections(make_repo, capsys)
 def test_bench_record_refuses_a_directory_without_git(tmp_path, capsys):
     assert record.main([str(tmp_path)]) == 2
     assert "not a git work tree" in capsys.readouterr().err
+
+
+def test_bench_record_samples_only_functions_a_test_ran(make_repo, capsys):
+    root = make_repo({**FILES,
+                      "src/lib/boot.py": "def setup():\n    x = 1\n    return x\n\n\n"
+                                         "VALUE = setup()\n",
+                      "tests/test_boot.py": "from lib.boot import VALUE\n\n\n"
+                                            "def test_value():\n    assert VALUE == 1\n"})
+    assert record.main([str(root), "--runs", "1", "--sample", "10", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    sampled = {row["function"] for row in got["functions"]}
+    assert sampled == {"lib.ops.inc", "lib.ops.dec", "lib.ops.both"}  # not boot.setup: import

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.impact.statements import COMPOUND
-from impactlens.index.recording import IMPORT_TIME
+from impactlens.index.recording import IMPORT_TIME, is_pseudo_test
 
 
 def _suite_seconds(root: Path, args: Sequence[str]) -> float:
@@ -55,11 +55,11 @@ def _body_lines(source: str) -> dict[tuple[int, int], list[int]]:
 
 
 def _sample(project: Any, n: int, seed: int) -> list[tuple[str, str, int]]:
-    """``(node id, file, first body line)`` of ``n`` functions of non-test files that the
-    recording saw run in a test."""
+    """``(node id, file, line of one of its simple statements)`` of ``n`` functions of
+    non-test files that the recording saw run in a test (not only at an import)."""
     store = project.store
     rows = store.recording_rows()
-    ran = {node for test, node, _, _ in rows if test != IMPORT_TIME}
+    ran = {node for test, node, _, _ in rows if test != IMPORT_TIME and not is_pseudo_test(test)}
     pick = random.Random(seed)
     out: list[tuple[str, str, int]] = []
     for path in sorted({f for _, _, f, _ in rows}):

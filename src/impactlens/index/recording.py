@@ -49,7 +49,7 @@ from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
 
 __all__ = ["IMPORTED", "IMPORT_TIME", "OUTSIDE", "UNPLACED", "LineRuns", "Recorder", "Recording",
-           "code_nodes", "decode_lines", "encode_lines", "save_recording"]
+           "code_nodes", "decode_lines", "encode_lines", "is_pseudo_test", "save_recording"]
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
 FIXTURE = "fixture:"  # the prefix of a shared fixture's key while its setup runs
@@ -118,6 +118,11 @@ def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
     if event == "return" and _importing:  # also when the import raises
         _importing.pop()
     return _module_exit
+
+
+def is_pseudo_test(test: str) -> bool:
+    """Whether a recorded id stands for an import or for code outside tests, not a test."""
+    return test.startswith(_PSEUDO)
 
 
 def base_test_id(test: str) -> str:
@@ -430,12 +435,12 @@ class Recording:
         skipped = set(skip)
         changed = [p for p, sha in self.files.items()
                    if p not in skipped and current.get(p) != sha]
-        return {t for t in self.store.tests_running_files(changed) if not t.startswith(_PSEUDO)}
+        return {t for t in self.store.tests_running_files(changed) if not is_pseudo_test(t)}
 
     def runs(self, node: str) -> set[str]:
         """Test ids that executed ``node`` (``IMPORT_TIME`` among them if it ran outside a
         test or during an import)."""
-        return {t for t in self.store.tests_running(node) if not t.startswith(_PSEUDO)}
+        return {t for t in self.store.tests_running(node) if not is_pseudo_test(t)}
 
     def runs_lines(self, node: str, lines: Iterable[int] | None) -> LineRuns | None:
         """Who ran one of ``lines`` (file lines; ``None``: any line) of ``node``: tests, the
@@ -450,7 +455,7 @@ class Recording:
                 if test != IMPORT_TIME:
                     return None
                 continue
-            placed |= test.startswith(_PSEUDO)
+            placed |= is_pseudo_test(test)
             if wanted is not None and not any(lo <= x <= hi for lo, hi in decode_lines(text)
                                               for x in wanted):
                 continue

@@ -166,6 +166,25 @@ def test_renames_followed(make_repo, git_commit, tmp_path):
     assert "new.py" in partners(commits, "b.py")
 
 
+def test_split_file_history_counts_for_both_heirs(make_repo, git_commit, tmp_path):
+    """Moved away, then its path written again (flask's app.py → sansio/app.py + a new
+    app.py): the commits before the move are the history of both files."""
+    root = make_repo({"x.py": "X = 0\n"}, date=day(0))
+    body = "".join(f"V{i} = {i}\n" for i in range(30))
+    git_commit(root, {"app.py": body, "b.py": "B = 1\n"}, "app with b", date=day(1))
+    git_commit(root, {"app.py": body + "A = 1\n", "b.py": "B = 2\n"}, "again", date=day(2))
+    git_commit(root, {"app.py": None, "sansio.py": body + "A = 1\n"}, "move", date=day(3))
+    git_commit(root, {"app.py": "from sansio import *\n"}, "split", date=day(4))
+    commits = history(root, tmp_path)
+    assert partners(commits, "app.py")["b.py"] == 0.8  # 2 / (2 + κ): its pre-move history
+    assert partners(commits, "sansio.py")["b.py"] == 0.8
+    # the two heirs of one file are not partners by the commits before the split
+    assert partners(commits, "b.py") == {"app.py": 0.8, "sansio.py": 0.8}
+    assert "app.py" not in partners(commits, "sansio.py")
+    # before the path is written again it was a plain rename
+    assert partners(commits, "b.py", cut=epoch(4)) == {"sansio.py": 0.8}
+
+
 def test_edited_files_and_missing_files_are_not_candidates(planted, tmp_path):
     commits = history(planted, tmp_path)
     res = co_change(commits, ["a.py", "b.py"], cut=FAR_FUTURE)

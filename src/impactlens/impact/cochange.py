@@ -11,7 +11,9 @@ Let ``H`` be the commits authored **strictly before** the cut ``T`` (anti-leakag
 ``author_time < T``; ``T`` is the working tree's "now", the ``--rev`` commit's
 author date, or ``--as-of``). Paths are first mapped to their name at ``T`` by
 following the renames recorded in ``H`` (newest first), so a file's history
-under an old name counts for it.
+under an old name counts for it. A *split* — a file moved and its old path written again
+later — leaves the history before the move to both files, which are not partners of each
+other by those commits (one file then: being edited together says nothing).
 
 A commit ``c`` is *sweeping* when it touched more than
 ``settings.history_max_files_per_commit`` files (default 50); sweeping commits
@@ -154,35 +156,48 @@ def cut_time(as_of: object = None) -> int:
 
 @dataclass(frozen=True, slots=True)
 class _Named:
-    """A commit with its files named as at the cut: lines churned and definitions touched."""
+    """A commit with its files named as at the cut: lines churned and definitions touched;
+    ``origin`` maps each name to the path the commit wrote (a split file's history is read
+    under two names, which are not partners of each other in that commit)."""
 
     commit: CommitRecord
     churn: dict[str, int]
     symbols: dict[str, frozenset[str]]
+    origin: dict[str, str]
 
 
 def _names_at_cut(commits: Sequence[CommitRecord]) -> list[_Named]:
     """Each commit (oldest first) with its files and their touched definitions named as at
     the cut: renames of files, and of definitions within a file, are followed newest first,
-    so an old name maps to the name at the cut."""
-    alias: dict[str, str] = {}
+    so an old name maps to the name at the cut.
+
+    A *split* — a file moved away and its path written again by a later commit (flask moved
+    ``app.py`` to ``sansio/app.py``, then re-created ``app.py`` with half of it) — leaves
+    both paths heirs to the old history: the commits before the move count for both."""
+    alias: dict[str, tuple[str, ...]] = {}
     sym_alias: dict[tuple[str, str], str] = {}  # (file at the cut, old def name) → name
+    written: set[str] = set()  # paths written by the commits newer than the one at hand
     out: list[_Named] = []
     for c in reversed(commits):
         churn: dict[str, int] = {}
         symbols: dict[str, frozenset[str]] = {}
+        origin: dict[str, str] = {}
         for f in c.files:
-            name = alias.get(f.path, f.path)
-            churn[name] = churn.get(name, 0) + max(0, f.added) + max(0, f.deleted)
-            touched = {sym_alias.get((name, s), s) for s in f.symbols}
-            symbols[name] = symbols.get(name, frozenset()) | touched
-        out.append(_Named(c, churn, symbols))
+            for name in alias.get(f.path, (f.path,)):
+                churn[name] = churn.get(name, 0) + max(0, f.added) + max(0, f.deleted)
+                touched = {sym_alias.get((name, s), s) for s in f.symbols}
+                symbols[name] = symbols.get(name, frozenset()) | touched
+                origin[name] = f.path
+        out.append(_Named(c, churn, symbols, origin))
         for f in c.files:
-            name = alias.get(f.path, f.path)
-            for old, new in f.renamed:
-                sym_alias[(name, old)] = sym_alias.get((name, new), new)
+            names = alias.get(f.path, (f.path,))
+            for name in names:
+                for old, new in f.renamed:
+                    sym_alias[(name, old)] = sym_alias.get((name, new), new)
             if f.old_path and f.old_path != f.path:
-                alias[f.old_path] = name
+                kept = alias.get(f.old_path, (f.old_path,)) if f.old_path in written else ()
+                alias[f.old_path] = tuple(dict.fromkeys((*names, *kept)))
+        written.update(f.path for f in c.files)
     out.reverse()
     return out
 
@@ -232,12 +247,12 @@ def co_change(
         for i, n in relevant:
             if f not in n.churn:
                 continue
-            w = rel[i] * min(1.0, _LOG2_3 / math.log2(1 + len(n.churn)))
+            w = rel[i] * min(1.0, _LOG2_3 / math.log2(1 + len(n.commit.files)))
             if seeds.get(f, frozenset()) & n.symbols.get(f, frozenset()):
                 w *= settings.cochange_symbol_weight  # it changed the same definition
                 on_symbol += 1
             for g, churned in n.churn.items():
-                if g == f or g in targets:
+                if g == f or g in targets or n.origin[g] == n.origin[f]:
                     continue
                 num[g] = num.get(g, 0.0) + w
                 shared[g] = shared.get(g, 0) + 1

@@ -366,15 +366,18 @@ class TriageEntry:
     bucket: Bucket
     distance: int = 0
     hard: bool = True
-    # task-text relevance of the entry's file (impact/taskrel.py): orders entries within
-    # a bucket beside ``conf``; 0 when the task names nothing of the file
+    # task-text and edit-text relevance of the entry's file (impact/taskrel.py): they
+    # order entries within a bucket beside ``conf``; 0 when the text names nothing of it
     relevance: float = 0.0
+    edit_relevance: float = 0.0
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"entity": self.entity, "file": self.file, "conf": self.conf,
                                   "reason": self.reason}
         if self.relevance:
             out["task_relevance"] = self.relevance
+        if self.edit_relevance:
+            out["edit_relevance"] = self.edit_relevance
         return out
 
 

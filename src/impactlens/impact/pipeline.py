@@ -33,6 +33,7 @@ from impactlens.model import (
     GraphView,
     ImpactResult,
     RelationSet,
+    Triage,
     UnanalyzableHit,
     UnresolvedSite,
 )
@@ -59,9 +60,12 @@ def run_pipeline(
     modules = {f.path: module_of(f.path) for f in files}
     atomic: list[AtomicChange] = []
     edited: dict[str, frozenset[int]] = {}
+    edit_text: list[str] = []  # the lines the edit replaced and wrote
     for f in files:
         atomic.extend(classify(f.before, f.after, f.path, modules[f.path], settings))
-        edited[f.path] = changed_lines(f.before, f.after)[0]
+        old, new = changed_lines(f.before, f.after)
+        edited[f.path] = old
+        edit_text += _lines(f.before, old) + _lines(f.after, new)
     atomic = sorted(cap_changes(atomic, settings.max_atomic_changes),
                     key=lambda c: (c.file, c.line_range, c.entity, c.change_type.value))
     channels = settings.channels
@@ -109,9 +113,8 @@ def run_pipeline(
                                                        settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
-    if task and "lexical" in channels and settings.task_relevance_weight:
-        files = {e.file for e in (*tri.must_inspect, *tri.may_impact) if e.file}
-        tri = triage_stage.by_relevance(tri, relevance(graph, task, files), settings)
+    if "lexical" in channels:
+        tri = _by_relevance(graph, tri, task, "\n".join(edit_text), settings)
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}
@@ -134,6 +137,22 @@ def run_pipeline(
         unanalyzable=tuple(unanalyzable), omitted_batches=omitted,
         tests_note=recorded.note() if recorded is not None else "",
     )
+
+
+def _by_relevance(graph: GraphView, tri: Triage, task: str, edit: str,
+                  settings: Settings) -> Triage:
+    """The buckets ordered by the task text's and the edit's relevance to each file."""
+    files = {e.file for e in (*tri.must_inspect, *tri.may_impact) if e.file}
+    by_task = relevance(graph, task, files) if settings.task_relevance_weight else {}
+    by_edit = relevance(graph, edit, files) if settings.edit_relevance_weight else {}
+    if not by_task and not by_edit:
+        return tri
+    return triage_stage.by_relevance(tri, by_task, by_edit, settings)
+
+
+def _lines(text: str | None, numbers: frozenset[int]) -> list[str]:
+    rows = (text or "").splitlines()
+    return [rows[i - 1] for i in sorted(numbers) if i <= len(rows)]
 
 
 def import_binding(change: AtomicChange, module: str) -> tuple[str, str] | None:

@@ -1,26 +1,30 @@
-"""Task-text relevance of the candidate files (part of the §3.6 lexical soft-rank channel).
+"""Text relevance of the candidate files (part of the §3.6 lexical soft-rank channel).
 
 The triage admits candidates by evidence (hard edges, co-change, the test map) and
-reports a confidence for each; which of the admitted files the task is *about* is a
+reports a confidence for each; which of the admitted files this edit is *about* is a
 separate question. A co-change partner list is much the same for every edit of a file
 (``core.py`` changes with ``types.py``, ``decorators.py``, ``parser.py`` … whatever the
-edit), while the task text names what this edit is for ("add a NoSuchCommand
-exception", "support show_default in prompts").
+edit), while two texts name what this edit is for: the task ("add a NoSuchCommand
+exception", "support show_default in prompts") and the edit itself — the lines it wrote
+and replaced name the helpers, attributes and options it works with, and the files that
+define or use those names are the ones likely to change with it (conceptual coupling, the
+information-retrieval measure of Poshyvanyk & Marcus, here of the change, not the file).
 
-``relevance(f)`` is BM25+ (``rank_bm25.BM25Plus``) of the task text against ``f``'s
+``relevance(f)`` is BM25+ (``rank_bm25.BM25Plus``) of a text against ``f``'s
 identifiers — the identifier tokens the index keeps for each definition of ``f`` (its
 name, signature, the names it uses) — with the candidate files as the corpus, less the
 constant BM25+ credits every file for each query term it lacks, divided by the best
-candidate's score: a value in [0, 1], 4 decimals, absent when the task shares no term
+candidate's score: a value in [0, 1], 4 decimals, absent when the text shares no term
 with any candidate. BM25+ because its IDF ``log((N + 1) / n)`` stays positive in a corpus
-of a few files, where Okapi's is 0 for a term half the files share. Within MUST-INSPECT
-and within MAY-IMPACT, entries are ordered by ``conf + settings.task_relevance_weight ·
-relevance`` (the reported ``conf`` is unchanged; buckets never change). Deterministic;
-no model.
+of a few files, where Okapi's is 0 for a term half the files share; terms every candidate
+has (``self``, ``return``) weigh least. Within MUST-INSPECT and within MAY-IMPACT, entries
+are ordered by ``conf + settings.task_relevance_weight · relevance(task) +
+settings.edit_relevance_weight · relevance(edit)`` (the reported ``conf`` is unchanged;
+buckets never change). Deterministic; no model.
 
-The weight (1.0) was chosen on the development repositories only (itsdangerous,
-markupsafe, pyflakes, flask); on the evaluation repositories it raised R@3 on click and
-attrs and lowered R@1 there (bench/README.md, "Real-history evaluation").
+The weights (1.0 and 2.0) were chosen on the development repositories only (itsdangerous,
+markupsafe, pyflakes, flask); bench/README.md, "Real-history evaluation", has what each
+did on the evaluation repositories.
 """
 
 from __future__ import annotations
@@ -35,10 +39,10 @@ from impactlens.model import GraphView
 __all__ = ["relevance"]
 
 
-def relevance(graph: GraphView, task: str, files: Iterable[str]) -> dict[str, float]:
-    """BM25 of ``task`` against each of ``files``' identifiers, normalised by the best
+def relevance(graph: GraphView, text: str, files: Iterable[str]) -> dict[str, float]:
+    """BM25 of ``text`` against each of ``files``' identifiers, normalised by the best
     (files with a zero score are left out)."""
-    query = sorted(set(tokenize(task)))
+    query = sorted(set(tokenize(text)))
     paths = sorted(set(files))
     if not query or len(paths) < 2:
         return {}

@@ -22,7 +22,8 @@ Beyond the walk (what depends on the change), two obligations come from what the
 itself calls: a call it writes that its callee's current signature does not accept puts
 the callee in MUST-INSPECT (:func:`forward_entries`), and a private helper whose last call
 it removed is MAY-IMPACT as now unused (:func:`orphan_entries`). Within a bucket, the task
-text's relevance to an entry's file raises it in the order (:func:`by_relevance`).
+text's and the edit's own text's relevance to an entry's file raise it in the order
+(:func:`by_relevance`).
 """
 
 from __future__ import annotations
@@ -526,17 +527,20 @@ def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
 
 
 def order_score(e: TriageEntry, settings: Settings = DEFAULT) -> float:
-    """What orders entries within a bucket: the confidence, raised by the task text's
-    relevance to the entry's file (impact/taskrel.py)."""
-    return e.conf + settings.task_relevance_weight * e.relevance
+    """What orders entries within a bucket: the confidence, raised by the task text's and
+    the edit's relevance to the entry's file (impact/taskrel.py)."""
+    return (e.conf + settings.task_relevance_weight * e.relevance
+            + settings.edit_relevance_weight * e.edit_relevance)
 
 
-def by_relevance(tri: Triage, relevance: Mapping[str, float],
+def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, float],
                  settings: Settings = DEFAULT) -> Triage:
-    """``tri`` with each MUST/MAY entry's file relevance set and each of those buckets
-    ordered by :func:`order_score` (buckets and confidences unchanged)."""
+    """``tri`` with each MUST/MAY entry's file relevance (to the task text, to the edit's
+    text) set and each of those buckets ordered by :func:`order_score` (buckets and
+    confidences unchanged)."""
     def reorder(entries: Sequence[TriageEntry]) -> tuple[TriageEntry, ...]:
-        got = [replace(e, relevance=relevance.get(e.file, 0.0)) for e in entries]
+        got = [replace(e, relevance=task.get(e.file, 0.0), edit_relevance=edit.get(e.file, 0.0))
+               for e in entries]
         return tuple(sorted(got, key=lambda e: (-order_score(e, settings), e.distance,
                                                 e.entity)))
 

@@ -41,11 +41,12 @@ def test_no_task_no_terms_or_one_file_give_nothing():
     assert relevance(graph(), "exception", ["app/exceptions.py"]) == {}
 
 
-def run(task: str, weight: float = DEFAULT.task_relevance_weight, channels=None):
-    settings = DEFAULT.replace(task_relevance_weight=weight,
+def run(task: str, weight: float = DEFAULT.task_relevance_weight, channels=None,
+        after: str = AFTER, edit_weight: float = DEFAULT.edit_relevance_weight):
+    settings = DEFAULT.replace(task_relevance_weight=weight, edit_relevance_weight=edit_weight,
                                channels=channels or DEFAULT.channels)
     partners = [("app/formatting.py", 0.6), ("app/termui.py", 0.6), ("app/exceptions.py", 0.5)]
-    return run_pipeline(graph(), [FileChange("app/cli.py", BEFORE, AFTER)], module_of=module_of,
+    return run_pipeline(graph(), [FileChange("app/cli.py", BEFORE, after)], module_of=module_of,
                         co_change={"app/cli.py": partners}, task=task, settings=settings)
 
 
@@ -73,3 +74,34 @@ def test_weight_zero_and_the_lexical_ablation_switch_it_off():
     assert may_files(run(task, weight=0.0)) == expected
     no_lex = DEFAULT.channels - {"lexical"}
     assert may_files(run(task, channels=no_lex)) == expected
+
+
+# the edit writes a call to a termui helper: the file defining it is what the edit is about
+PROMPTING = "def parse(argv):\n    if not argv:\n        argv = [prompt('args?')]\n" \
+    "    return list(argv)\n"
+
+
+def test_the_edit_text_orders_entries_without_a_task():
+    res = run("", after=PROMPTING)
+    assert may_files(res) == ["app/termui.py", "app/formatting.py", "app/exceptions.py"]
+    by_file = {e.file: e for e in res.triage.may_impact}
+    assert by_file["app/termui.py"].edit_relevance == 1.0
+    assert by_file["app/termui.py"].conf == 0.6 and by_file["app/termui.py"].relevance == 0.0
+    out = res.impact_json()["triage"]["may_impact"]
+    assert out[0]["edit_relevance"] == 1.0 and "edit_relevance" not in out[1]
+
+
+def test_the_task_and_the_edit_add_up():
+    # the task names exceptions.py, the edit termui.py: the edit weighs twice the task
+    res = run("Raise NoSuchCommand exception on a misspelled command", after=PROMPTING)
+    assert may_files(res)[:2] == ["app/termui.py", "app/exceptions.py"]
+    res = run("Raise NoSuchCommand exception on a misspelled command", after=PROMPTING,
+              edit_weight=0.5)
+    assert may_files(res)[:2] == ["app/exceptions.py", "app/termui.py"]
+
+
+def test_edit_weight_zero_and_the_lexical_ablation_switch_the_edit_text_off():
+    expected = ["app/formatting.py", "app/termui.py", "app/exceptions.py"]
+    assert may_files(run("", after=PROMPTING, edit_weight=0.0)) == expected
+    no_lex = DEFAULT.channels - {"lexical"}
+    assert may_files(run("", after=PROMPTING, channels=no_lex)) == expected

@@ -21,7 +21,7 @@ from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
 from impactlens.impact.recorded import RecordedTests
 from impactlens.impact.relations import select_relations
-from impactlens.impact.taskrel import relevance
+from impactlens.impact.taskrel import relevances
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
 from impactlens.impact.walk import walk
 from impactlens.model import (
@@ -143,8 +143,9 @@ def _by_relevance(graph: GraphView, tri: Triage, task: str, edit: str,
                   settings: Settings) -> Triage:
     """The buckets ordered by the task text's and the edit's relevance to each file."""
     files = {e.file for e in (*tri.must_inspect, *tri.may_impact) if e.file}
-    by_task = relevance(graph, task, files) if settings.task_relevance_weight else {}
-    by_edit = relevance(graph, edit, files) if settings.edit_relevance_weight else {}
+    by_task, by_edit = relevances(graph, [task if settings.task_relevance_weight else "",
+                                          edit if settings.edit_relevance_weight else ""],
+                                  files)
     if not by_task and not by_edit:
         return tri
     return triage_stage.by_relevance(tri, by_task, by_edit, settings)

@@ -29,26 +29,36 @@ did on the evaluation repositories.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rank_bm25 import BM25Plus
 
 from impactlens.impact.cochange import tokenize
 from impactlens.model import GraphView
 
-__all__ = ["relevance"]
+__all__ = ["relevance", "relevances"]
 
 
 def relevance(graph: GraphView, text: str, files: Iterable[str]) -> dict[str, float]:
     """BM25 of ``text`` against each of ``files``' identifiers, normalised by the best
     (files with a zero score are left out)."""
-    query = sorted(set(tokenize(text)))
+    return relevances(graph, [text], files)[0]
+
+
+def relevances(graph: GraphView, texts: Sequence[str], files: Iterable[str]
+               ) -> list[dict[str, float]]:
+    """:func:`relevance` of each of ``texts``, the candidate files' documents read once."""
+    queries = [sorted(set(tokenize(t))) for t in texts]
     paths = sorted(set(files))
-    if not query or len(paths) < 2:
-        return {}
+    if not any(queries) or len(paths) < 2:
+        return [{} for _ in texts]
     bm25 = BM25Plus([_document(graph, p) for p in paths])
+    return [_scores(bm25, q, paths) if q else {} for q in queries]
+
+
+def _scores(bm25: BM25Plus, query: list[str], paths: list[str]) -> dict[str, float]:
     # BM25+ credits every document δ·idf for each query term it lacks: the same for all,
-    # so it is taken off, and a file sharing no term with the task scores 0
+    # so it is taken off, and a file sharing no term with the text scores 0
     floor = bm25.delta * sum(bm25.idf.get(q, 0.0) for q in query)
     scores = [max(0.0, s - floor) for s in bm25.get_scores(query)]
     top = max(scores)

@@ -344,6 +344,37 @@ def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
     assert order("render the table wider") == ["pkg/alpha.py", "pkg/beta.py"]
 
 
+def test_the_edit_text_orders_equal_cochange_partners_without_a_task(make_repo, git_commit):
+    """Same history as above; no task text: the lines the edit writes name what beta.py
+    defines, so beta.py rises above the alphabetical tie, and impact.json says why."""
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def run(x):\n    return x\n",
+        "pkg/alpha.py": "def render_table(rows):\n    return rows\n",
+        "pkg/beta.py": "class MissingCommandError(Exception):\n    pass\n",
+    })
+    for i in range(2):
+        git_commit(root, {"pkg/core.py": f"def run(x):\n    return x + {i}\n",
+                          "pkg/alpha.py": f"def render_table(rows):\n    return rows[{i}:]\n",
+                          "pkg/beta.py": f"class MissingCommandError(Exception):\n    n = {i}\n"},
+                   f"change {i}")
+    text = (root / "pkg/core.py").read_text(encoding="utf-8")
+    p = Project(root)
+    p.index()
+    raising = text.replace("    return x + 1\n",
+                           "    if x is None:\n        raise MissingCommandError(x)\n"
+                           "    return x + 1\n")
+    res = p.analyze_before_after("pkg/core.py", text, raising)
+    files = [e.file for e in res.triage.may_impact if e.file in ("pkg/alpha.py", "pkg/beta.py")]
+    assert files == ["pkg/beta.py", "pkg/alpha.py"]
+    beta = next(e for e in res.impact_json()["triage"]["may_impact"] if e["file"] == "pkg/beta.py")
+    assert beta["edit_relevance"] == 1.0 and "task_relevance" not in beta
+    off = Project(root, settings=p.settings.replace(edit_relevance_weight=0.0))
+    res = off.analyze_before_after("pkg/core.py", text, raising)
+    assert [e.file for e in res.triage.may_impact
+            if e.file in ("pkg/alpha.py", "pkg/beta.py")] == ["pkg/alpha.py", "pkg/beta.py"]
+
+
 def test_a_call_the_callee_does_not_accept_yet_is_a_forward_obligation(make_repo):
     root = make_repo({
         "pkg/__init__.py": "",

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from impactlens.api import Project
 from impactlens.cli import main
+from impactlens.impact.report import render_terminal
 
 CORE = '''def compute(a, b):
     total = a + b
@@ -369,6 +371,11 @@ def test_the_edit_text_orders_equal_cochange_partners_without_a_task(make_repo, 
     assert files == ["pkg/beta.py", "pkg/alpha.py"]
     beta = next(e for e in res.impact_json()["triage"]["may_impact"] if e["file"] == "pkg/beta.py")
     assert beta["edit_relevance"] == 1.0 and "task_relevance" not in beta
+    console = Console(record=True, width=200)
+    render_terminal(res, console=console)
+    shown = console.export_text()
+    assert "pkg/beta.py · conf 0.76 · edit names it 1.00" in shown
+    assert "pkg/alpha.py · conf 0.76\n" in shown
     off = Project(root, settings=p.settings.replace(edit_relevance_weight=0.0))
     res = off.analyze_before_after("pkg/core.py", text, raising)
     assert [e.file for e in res.triage.may_impact

@@ -119,7 +119,7 @@ def render_terminal(
         shown = code if key != "low_risk" else code[:_LOW_SHOWN]
         for e in shown:
             con.print(f"  [bold]{escape(e.entity)}[/bold]  [dim]{escape(e.file)} · "
-                      f"conf {e.conf:.2f}[/dim]")
+                      f"conf {e.conf:.2f}{_named_by(e)}[/dim]")
             if key == "low_risk":
                 continue  # weak evidence: the name is enough here (causes in impact.json)
             for cause in split_causes(e.reason):
@@ -187,6 +187,13 @@ def render_terminal(
         con.print()
         con.print(f"[dim]wrote {escape(str(out_dir))}/changes.json, impact.json, "
                   "test_map.txt[/dim]")
+
+
+def _named_by(e: TriageEntry) -> str:
+    """Why an entry sits higher in its bucket than its confidence alone would put it."""
+    parts = [f"{what} names it {v:.2f}" for what, v in (("edit", e.edit_relevance),
+                                                      ("task", e.relevance)) if v]
+    return "".join(f" · {p}" for p in parts)
 
 
 # --------------------------------------------------------------- markdown

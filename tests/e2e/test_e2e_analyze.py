@@ -318,8 +318,9 @@ def test_prefiltered_unresolved_sites_give_the_same_result(make_repo, old, new):
     assert full.impact_json() == some.impact_json()
 
 
-def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
-    """Two files co-changed with core.py equally often; the task names what one defines."""
+def _two_equal_partners(make_repo, git_commit) -> tuple[Project, str]:
+    """An indexed repo where alpha.py and beta.py co-changed with core.py equally often;
+    (the project, core.py's text)."""
     root = make_repo({
         "pkg/__init__.py": "",
         "pkg/core.py": "def run(x):\n    return x\n",
@@ -334,6 +335,12 @@ def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
     text = (root / "pkg/core.py").read_text(encoding="utf-8")
     p = Project(root)
     p.index()
+    return p, text
+
+
+def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
+    """Two files co-changed with core.py equally often; the task names what one defines."""
+    p, text = _two_equal_partners(make_repo, git_commit)
 
     def order(task: str) -> list[str]:
         res = p.analyze_before_after("pkg/core.py", text, text.replace("x + 1", "x + 2"),
@@ -349,20 +356,8 @@ def test_task_text_orders_equal_cochange_partners(make_repo, git_commit):
 def test_the_edit_text_orders_equal_cochange_partners_without_a_task(make_repo, git_commit):
     """Same history as above; no task text: the lines the edit writes name what beta.py
     defines, so beta.py rises above the alphabetical tie, and impact.json says why."""
-    root = make_repo({
-        "pkg/__init__.py": "",
-        "pkg/core.py": "def run(x):\n    return x\n",
-        "pkg/alpha.py": "def render_table(rows):\n    return rows\n",
-        "pkg/beta.py": "class MissingCommandError(Exception):\n    pass\n",
-    })
-    for i in range(2):
-        git_commit(root, {"pkg/core.py": f"def run(x):\n    return x + {i}\n",
-                          "pkg/alpha.py": f"def render_table(rows):\n    return rows[{i}:]\n",
-                          "pkg/beta.py": f"class MissingCommandError(Exception):\n    n = {i}\n"},
-                   f"change {i}")
-    text = (root / "pkg/core.py").read_text(encoding="utf-8")
-    p = Project(root)
-    p.index()
+    p, text = _two_equal_partners(make_repo, git_commit)
+    root = p.root
     raising = text.replace("    return x + 1\n",
                            "    if x is None:\n        raise MissingCommandError(x)\n"
                            "    return x + 1\n")

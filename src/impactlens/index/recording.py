@@ -45,6 +45,7 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
+from impactlens.index.discover import is_test_file
 from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
 
@@ -104,9 +105,7 @@ def _import_line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add,
 
 
 def _traces_lines(filename: str) -> bool:
-    name = filename.rsplit("/", 1)[-1]
-    return (_in_project(filename, _root) and not name.startswith("test_")
-            and not name.endswith("_test.py") and name != "conftest.py")
+    return _in_project(filename, _root) and not is_test_file(filename)
 
 
 def _in_project(filename: str, root: str) -> bool:

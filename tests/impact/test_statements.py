@@ -83,8 +83,31 @@ def test_top_level_structure() -> None:
     assert touched('"""Doc."""\n', '"""Doc."""\n    start()\n')[0] == "function"
 
 
-def test_a_docstring_edit_is_static() -> None:
-    assert touched("Doc.", "Docs.")[0] == "static"
+def test_a_decorated_functions_docstring_edit_is_static() -> None:
+    # a decorator may read __doc__ at import (click builds a command's help from it)
+    got = touched_statements(F, F.replace("Doc.", "Docs."))
+    assert (got.scope, got.doc) == ("static", False)
+
+
+PLAIN = F.replace("@deco\n", "")
+
+
+def test_a_docstring_edit_alone_touches_no_statement() -> None:
+    got = touched_statements(PLAIN, PLAIN.replace('"""Doc."""', '"""Doc.\n\n    More.\n    """'))
+    assert (got.scope, got.lines, got.doc) == ("lines", frozenset(), True)
+
+
+def test_a_docstring_edit_keeps_the_rest_of_the_edit_in_before_lines() -> None:
+    # the docstring grows by two lines and a statement changes: lines stay the before text's
+    after = PLAIN.replace('"""Doc."""', '"""Doc.\n\n    More.\n    """').replace(
+        "total -= 1", "total -= 2")
+    got = touched_statements(PLAIN, after)
+    assert (got.scope, sorted(got.lines), got.doc) == ("lines", [8], True)
+    # a docstring removed together with a change to the body's first statement
+    after = PLAIN.replace('    """Doc."""\n', "").replace("total = 0\n    for",
+                                                         "total = 1\n    for")
+    got = touched_statements(PLAIN, after)
+    assert (got.scope, got.doc) == ("lines", True) and sorted(got.lines) == [3]
 
 
 def test_scope_and_kind_changes_touch_the_whole_function() -> None:
@@ -151,3 +174,9 @@ def test_a_name_new_to_the_function_changes_no_other_statement() -> None:
     src = "def f(x) -> bool:\n    if x:\n        return False\n    return True\n"
     got = touched_statements(src, src.replace("return False", "return bool(0)"))
     assert (got.scope, sorted(got.lines)) == ("lines", [3])  # `bool` only in the annotation
+
+
+def test_a_docstring_on_a_line_with_code_touches_the_whole_function() -> None:
+    src = 'def f(x):\n    """Doc."""; y = x\n    return y\n'
+    got = touched_statements(src, src.replace("Doc.", "Docs."))
+    assert (got.scope, got.doc) == ("function", True)

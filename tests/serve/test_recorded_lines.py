@@ -92,10 +92,40 @@ def test_a_new_local_shadowing_a_global_read_elsewhere_widens_to_the_function(
     assert tests == {T + "test_neg"}
 
 
-def test_a_docstring_edit_keeps_the_static_selection(recorded: Path) -> None:
-    tests, note = edit(recorded, "Sign of x.", "The sign of x.")
+DESCRIBE = {
+    "src/app/fmt.py": "from app.sign import sign\n\n\ndef describe(x):\n"
+                      "    return sign(x).upper()\n",
+    "tests/test_fmt.py": "from app.fmt import describe\n\n\n"
+                         "def test_describe():\n    assert describe(0) == 'ZERO'\n",
+}
+
+
+def test_a_docstring_edit_selects_the_tests_that_name_the_function(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**APP, **DESCRIBE})
+    record(repo)
+    (repo / "src/app/sign.py").write_text(SIGN.replace("Sign of x.", "The sign of x."))
+    tests, note = validate(repo)
+    # test_describe runs sign through describe but never holds it: it cannot read __doc__
     assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
-    assert relations(recorded)[T + "test_neg"] != "RECORDED"
+    assert relations(repo)[T + "test_neg"] == "TESTS"
+    assert "narrowed the tests of 1 changed function" in note
+    assert "1 docstring edit(s): with the tests that name the function" in note
+    # with a statement changed too: the readers and the tests that ran the statement
+    (repo / "src/app/sign.py").write_text(SIGN.replace("Sign of x.", "The sign of x.")
+                                          .replace("return 'zero'", "return 'nil'"))
+    assert validate(repo)[0] == {T + "test_zero", T + "test_pos", T + "test_neg",
+                                 "tests/test_fmt.py::test_describe"}
+
+
+def test_a_decorated_functions_docstring_edit_keeps_the_static_selection(
+        make_repo: Callable[..., Path]) -> None:
+    decorated = "import functools\n\n\n@functools.lru_cache\n" + SIGN
+    repo = make_repo({**APP, **DESCRIBE, "src/app/sign.py": decorated})
+    record(repo)
+    (repo / "src/app/sign.py").write_text(decorated.replace("Sign of x.", "The sign of x."))
+    tests, note = validate(repo)
+    assert "tests/test_fmt.py::test_describe" in tests  # a decorator may read __doc__
     assert "did not narrow" in note
 
 

@@ -15,8 +15,10 @@ Per change, with ``R`` = the tests recorded running the changed function:
 - for a body edit, ``R`` narrows to the tests that executed one of the *statements* the edit
   touches (:mod:`impactlens.impact.statements`: the replaced statements, the statement right
   before an added one, or the block an edit starts; the whole function where nothing
-  narrower is sound). An edit to the function's own docstring is left to the static map:
-  ``__doc__`` is read without running the function;
+  narrower is sound). An edit to the function's own docstring is seen by whoever reads
+  ``__doc__`` without running it: the tests that name the function (the static map's direct
+  ``TESTS`` edges) are added; a decorated function's docstring is left to the static map (a
+  decorator may read it when the module is imported);
 - where those lines (or the function) ran while a module was being imported — a class
   decorator, a registry call — the tests defined in that module or importing it (directly
   or through other modules' top-level imports, the static map's import-time rule) are
@@ -31,6 +33,7 @@ Per change, with ``R`` = the tests recorded running the changed function:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -60,6 +63,7 @@ class RecordedTests:
     by_lines: list[str] = field(default_factory=list)  # … to tests that ran changed lines
     unrun: list[str] = field(default_factory=list)  # … where no test ran the changed lines
     at_import: list[str] = field(default_factory=list)  # … that ran at some module's import
+    docs: list[str] = field(default_factory=list)  # … whose docstring changed
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
                settings: Settings = DEFAULT, graph: GraphView | None = None
@@ -73,11 +77,18 @@ class RecordedTests:
         touched = _touched(change) if ran else None
         if touched is None or touched.scope == "static":
             return list(hits)
-        observers = self._observers(seed, touched, graph, ran)
+        observers = (set() if touched.doc and touched.scope == "lines" and not touched.lines
+                     else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
-        kept = [t for t in hits if t.test_id in unknown]
+        # a docstring is read by whoever holds the function: the tests that name it
+        readers = {t.test_id for t in hits if touched.doc and t.via == seed
+                   and t.relation == "TESTS"}
+        kept = [t for t in hits if t.test_id in unknown | readers]
+        observers -= readers
+        if touched.doc:
+            self.docs.append(seed)
         w = settings.test_edge_weights["TESTS"]
         kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=RECORDED)
                  for t in sorted(observers - self.stale)]
@@ -131,8 +142,10 @@ class RecordedTests:
                  if self.unrun else "")
         imports = (f"; {len(self.at_import)} ran at import: with the tests importing those "
                    "modules" if self.at_import else "")
+        docs = (f"; {len(self.docs)} docstring edit(s): with the tests that name the function"
+                if self.docs else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
-                f"changed function(s) to those that ran them{lines}{imports}{unrun}")
+                f"changed function(s) to those that ran them{lines}{imports}{docs}{unrun}")
 
 
 def _touched(change: AtomicChange) -> Touched:
@@ -142,7 +155,7 @@ def _touched(change: AtomicChange) -> Touched:
             or body.before_src is None or body.after_src is None):
         return Touched("function")
     got = touched_statements(body.before_src, body.after_src)
-    return Touched(got.scope, frozenset(x + body.before_start - 1 for x in got.lines), got.why)
+    return dataclasses.replace(got, lines=frozenset(x + body.before_start - 1 for x in got.lines))
 
 
 def recorded_tests(recording: Recording | None, current: Mapping[str, str],

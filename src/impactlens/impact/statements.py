@@ -15,8 +15,12 @@ the edit — unless the edit changes what the *other* statements mean. So the an
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
-- ``static``: the function's own docstring changed — ``__doc__`` is read without running the
-  function (click builds help text from it), so a recording cannot say who sees it.
+- ``doc``: the function's own docstring changed (flag beside the scope of the rest of the
+  edit) — ``__doc__`` is read without running the function, by code that holds the function
+  object: the tests that name it can see the change, whether or not they run it;
+- ``static``: the docstring of a *decorated* function changed — a decorator may read
+  ``__doc__`` when the module is imported (click builds a command's help text from it), so
+  a recording cannot say who sees it.
 
 Lines are 1-based in ``before_src`` (the function's source before the edit, decorators
 included). Leaves are simple statements that execute code; a bare constant (a docstring, an
@@ -26,6 +30,7 @@ included). Leaves are simple statements that execute code; a bare constant (a do
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import symtable
 from collections.abc import Iterator, Sequence
@@ -42,11 +47,13 @@ _BLOCKS = ("body", "orelse", "finalbody")
 @dataclass(frozen=True)
 class Touched:
     """``scope``: ``"lines"`` (a test must have run one of ``lines``), ``"function"`` (any
-    test that ran the function) or ``"static"`` (a recording cannot tell)."""
+    test that ran the function) or ``"static"`` (a recording cannot tell); ``doc``: the
+    docstring changed too (the tests that name the function can read it)."""
 
     scope: str
     lines: frozenset[int] = frozenset()
     why: str = ""
+    doc: bool = False
 
 
 def touched_statements(before_src: str, after_src: str) -> Touched:
@@ -58,7 +65,16 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
     if before is None or after is None:
         return Touched("function", why="not a single function definition")
     if ast.get_docstring(before, clean=False) != ast.get_docstring(after, clean=False):
-        return Touched("static", why="its docstring changed (read without running it)")
+        if before.decorator_list or after.decorator_list:
+            return Touched("static", why="the docstring of a decorated function changed (a "
+                                         "decorator may read it at import)")
+        b_code = _without_docstring(before_src, before)
+        a_code = _without_docstring(after_src, after)
+        if b_code is None or a_code is None:
+            return Touched("function", why="its docstring shares a line with code", doc=True)
+        if _code_lines(b_code) == _code_lines(a_code):  # the docstring alone changed
+            return Touched("lines", why="only its docstring changed", doc=True)
+        return dataclasses.replace(touched_statements(b_code, a_code), doc=True)
     suspends = _suspends(before)
     if suspends != _suspends(after):
         return Touched("function", why="it became or stopped being a generator or coroutine")
@@ -93,6 +109,27 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
         else:
             return Touched("function", why="the edit starts the function's body")
     return Touched("lines", frozenset(lines))
+
+
+def _without_docstring(src: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """``src`` with ``fn``'s docstring blanked out, line numbers kept (``...`` where it is
+    the whole body: a bare constant runs no line either)."""
+    if not fn.body or ast.get_docstring(fn, clean=False) is None:
+        return src
+    doc = fn.body[0]
+    lines = src.splitlines()
+    first, last = doc.lineno - 1, (doc.end_lineno or doc.lineno) - 1
+    if lines[first][:doc.col_offset].strip() or (
+            len(fn.body) > 1 and fn.body[1].lineno - 1 == last):
+        return None  # shares a line with other code (`def f(): "doc"`, `"doc"; x = 1`)
+    lines[first:last + 1] = [""] * (last - first + 1)
+    if len(fn.body) == 1:
+        lines[first] = " " * doc.col_offset + "..."
+    return "\n".join(lines) + "\n"
+
+
+def _code_lines(src: str) -> list[str]:
+    return [line for line in src.splitlines() if line.strip()]
 
 
 def _function(src: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

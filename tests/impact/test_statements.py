@@ -180,3 +180,36 @@ def test_a_docstring_on_a_line_with_code_touches_the_whole_function() -> None:
     src = 'def f(x):\n    """Doc."""; y = x\n    return y\n'
     got = touched_statements(src, src.replace("Doc.", "Docs."))
     assert (got.scope, got.doc) == ("function", True)
+
+
+FACTORY = textwrap.dedent('''\
+    def make(prefix, sep="-"):
+        """Build a namer."""
+        def name(x, upper=False):
+            """Name x."""
+            out = prefix + sep + x
+            return out.upper() if upper else out
+        return name
+    ''')
+
+
+def test_an_edit_starting_a_nested_functions_body_needs_a_call_not_the_def_line() -> None:
+    got = touched_statements(FACTORY, FACTORY.replace(
+        '        """Name x."""\n', '        """Name x."""\n        check(x)\n'))
+    assert (got.scope, sorted(got.lines)) == ("lines", [4, 5, 6])  # the body, not line 3
+    got = touched_statements(FACTORY, FACTORY.replace(
+        "        return out.upper()", "        log(out)\n        return out.upper()"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [5])  # the statement before it
+
+
+def test_a_nested_functions_signature_runs_with_the_enclosing_function() -> None:
+    # a default is evaluated when the def statement runs: the def line must have run
+    got = touched_statements(FACTORY, FACTORY.replace("upper=False", "upper=True"))
+    assert got.scope == "lines" and 3 in got.lines
+
+
+def test_a_nested_generator_resumes_mid_body() -> None:
+    gen = FACTORY.replace("return out.upper() if upper else out", "yield out")
+    got = touched_statements(gen, gen.replace("        yield out",
+                                              "        log(out)\n        yield out"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [4, 5, 6])

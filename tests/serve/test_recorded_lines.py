@@ -129,6 +129,32 @@ def test_a_decorated_functions_docstring_edit_keeps_the_static_selection(
     assert "did not narrow" in note
 
 
+META = (
+    "def make_getattr(prefix):\n"
+    "    def __getattr__(name):\n"
+    "        if name == 'version':\n"
+    "            return prefix + '1.0'\n"
+    "        raise AttributeError(name)\n"
+    "    return __getattr__\n\n\n"
+    "__getattr__ = make_getattr('v')\n"
+)
+
+
+def test_an_edit_in_a_nested_function_built_at_import_selects_its_callers(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**APP, "src/app/meta.py": META,
+                      "tests/test_meta.py": "import app.meta\n\n\ndef test_version():\n"
+                                            "    assert app.meta.version == 'v1.0'\n",
+                      "tests/test_other.py": "import app.meta\n\n\ndef test_other():\n"
+                                             "    assert app.meta.make_getattr\n"})
+    record(repo)
+    # the factory's def line ran at import (every importer), the body only when called
+    (repo / "src/app/meta.py").write_text(META.replace(
+        "        if name", "        name = name.lower()\n        if name"))
+    tests, _ = validate(repo)
+    assert tests == {"tests/test_meta.py::test_version"}
+
+
 def test_an_edit_no_test_reaches_selects_none_and_says_so(
         make_repo: Callable[..., Path]) -> None:
     guarded = SIGN.replace("    if x == 0:\n", "    if x is None:\n        raise TypeError\n"

@@ -11,7 +11,9 @@ the edit — unless the edit changes what the *other* statements mean. So the an
   or changes a block's header: a test must have executed the statement right before the
   edit in the same block (Python enters a block only at its start, so whatever reaches the
   edit ran that statement) — or, when the edit starts a block, some line of the innermost
-  compound statement (``if``, ``for``, ``try``, …) that holds it;
+  compound statement (``if``, ``for``, ``try``, …) that holds it; for the body of a function
+  nested in the edited one, some line of that body: its ``def`` line runs when the enclosing
+  function runs (a factory at import), the body only when the nested function is called;
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
@@ -101,6 +103,9 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
             continue  # only comments and blank lines: nothing runs differently
         lo, hi = (i1 + 1, i2) if i2 > i1 else (i1, i1)
         block = _enclosing(b_compounds, lo, hi, indent)
+        if _in_nested_body(block, i1, i2, b_lines):
+            lines.update(_nested_lines(block, i1, indent, b_lines))
+            continue
         prev = None if resumable else _previous(block or before, i1, indent, b_lines)
         if prev is not None:
             lines.update(_span(prev))
@@ -130,6 +135,33 @@ def _without_docstring(src: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> 
 
 def _code_lines(src: str) -> list[str]:
     return [line for line in src.splitlines() if line.strip()]
+
+
+def _in_nested_body(block: ast.stmt | None, i1: int, i2: int, text: Sequence[str]) -> bool:
+    """Whether a hunk (0-based ``[i1, i2)`` of the before text) lies in the body of ``block``,
+    a function nested in the edited one — not on its ``def`` line or signature, which run
+    when the enclosing function runs."""
+    if not isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    first = block.body[0].lineno  # 1-based; a docstring counts: it is below the signature
+    if i2 > i1:
+        return i1 + 1 >= first
+    header_end = max((x for x in range(block.lineno, first) if _is_code(text[x - 1])),
+                     default=block.lineno)
+    return i1 >= header_end  # an insertion after the signature's last line
+
+
+def _nested_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef, i1: int, indent: int,
+                  text: Sequence[str]) -> range:
+    """What a test must have run to observe an edit at the top level of a nested function's
+    body: the statement before it, else any line of the body (every call runs one);
+    a nested generator or coroutine resumes mid-block, so any line of its body. Its ``def``
+    line is not one: it runs when the enclosing function does, not when the nested one is
+    called."""
+    prev = None if any(_suspends(fn)) else _previous(fn, i1, indent, text)
+    if prev is not None:
+        return _span(prev)
+    return range(_first(fn.body[0]), (fn.end_lineno or fn.lineno) + 1)
 
 
 def _function(src: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

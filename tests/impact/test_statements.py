@@ -83,10 +83,12 @@ def test_top_level_structure() -> None:
     assert touched('"""Doc."""\n', '"""Doc."""\n    start()\n')[0] == "function"
 
 
-def test_a_decorated_functions_docstring_edit_is_static() -> None:
+def test_a_decorated_functions_docstring_may_be_read_by_anyone() -> None:
     # a decorator may read __doc__ at import (click builds a command's help from it)
     got = touched_statements(F, F.replace("Doc.", "Docs."))
-    assert (got.scope, got.doc) == ("static", False)
+    assert (got.scope, got.lines, got.doc) == ("lines", frozenset(), "any")
+    got = touched_statements(F, F.replace("Doc.", "Docs.").replace("total -= 1", "total -= 2"))
+    assert (got.scope, sorted(got.lines), got.doc) == ("lines", [9], "any")
 
 
 PLAIN = F.replace("@deco\n", "")
@@ -94,7 +96,7 @@ PLAIN = F.replace("@deco\n", "")
 
 def test_a_docstring_edit_alone_touches_no_statement() -> None:
     got = touched_statements(PLAIN, PLAIN.replace('"""Doc."""', '"""Doc.\n\n    More.\n    """'))
-    assert (got.scope, got.lines, got.doc) == ("lines", frozenset(), True)
+    assert (got.scope, got.lines, got.doc) == ("lines", frozenset(), "named")
 
 
 def test_a_docstring_edit_keeps_the_rest_of_the_edit_in_before_lines() -> None:
@@ -102,12 +104,12 @@ def test_a_docstring_edit_keeps_the_rest_of_the_edit_in_before_lines() -> None:
     after = PLAIN.replace('"""Doc."""', '"""Doc.\n\n    More.\n    """').replace(
         "total -= 1", "total -= 2")
     got = touched_statements(PLAIN, after)
-    assert (got.scope, sorted(got.lines), got.doc) == ("lines", [8], True)
+    assert (got.scope, sorted(got.lines), got.doc) == ("lines", [8], "named")
     # a docstring removed together with a change to the body's first statement
     after = PLAIN.replace('    """Doc."""\n', "").replace("total = 0\n    for",
                                                          "total = 1\n    for")
     got = touched_statements(PLAIN, after)
-    assert (got.scope, got.doc) == ("lines", True) and sorted(got.lines) == [3]
+    assert (got.scope, got.doc) == ("lines", "named") and sorted(got.lines) == [3]
 
 
 def test_scope_and_kind_changes_touch_the_whole_function() -> None:
@@ -179,7 +181,7 @@ def test_a_name_new_to_the_function_changes_no_other_statement() -> None:
 def test_a_docstring_on_a_line_with_code_touches_the_whole_function() -> None:
     src = 'def f(x):\n    """Doc."""; y = x\n    return y\n'
     got = touched_statements(src, src.replace("Doc.", "Docs."))
-    assert (got.scope, got.doc) == ("function", True)
+    assert (got.scope, got.doc) == ("function", "named")
 
 
 FACTORY = textwrap.dedent('''\

@@ -110,7 +110,7 @@ def test_a_docstring_edit_selects_the_tests_that_name_the_function(
     assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
     assert relations(repo)[T + "test_neg"] == "TESTS"
     assert "narrowed the tests of 1 changed function" in note
-    assert "1 docstring edit(s): with the tests that name the function" in note
+    assert "1 docstring edit(s): with the tests that can read it" in note
     # with a statement changed too: the readers and the tests that ran the statement
     (repo / "src/app/sign.py").write_text(SIGN.replace("Sign of x.", "The sign of x.")
                                           .replace("return 'zero'", "return 'nil'"))
@@ -121,12 +121,23 @@ def test_a_docstring_edit_selects_the_tests_that_name_the_function(
 def test_a_decorated_functions_docstring_edit_keeps_the_static_selection(
         make_repo: Callable[..., Path]) -> None:
     decorated = "import functools\n\n\n@functools.lru_cache\n" + SIGN
-    repo = make_repo({**APP, **DESCRIBE, "src/app/sign.py": decorated})
+    dynamic = ("import importlib\n\n\ndef test_dynamic():\n"
+               "    mod = importlib.import_module('app.' + 'sign')\n"
+               "    assert getattr(mod, 'si' + 'gn')(0) == 'zero'\n")
+    repo = make_repo({**APP, **DESCRIBE, "src/app/sign.py": decorated,
+                      "tests/test_dynamic.py": dynamic})
     record(repo)
-    (repo / "src/app/sign.py").write_text(decorated.replace("Sign of x.", "The sign of x."))
+    doc = decorated.replace("Sign of x.", "The sign of x.")
+    (repo / "src/app/sign.py").write_text(doc)
     tests, note = validate(repo)
     assert "tests/test_fmt.py::test_describe" in tests  # a decorator may read __doc__
-    assert "did not narrow" in note
+    assert "tests/test_dynamic.py::test_dynamic" not in tests  # no static path: unseen
+    assert "1 docstring edit(s)" in note
+    # with a statement changed too, the recording adds who ran it (no static path does)
+    (repo / "src/app/sign.py").write_text(doc.replace("return 'zero'", "return 'nil'"))
+    tests, _ = validate(repo)
+    assert {"tests/test_fmt.py::test_describe", "tests/test_dynamic.py::test_dynamic"} <= tests
+
 
 
 META = (

@@ -17,7 +17,7 @@ Per change, with ``R`` = the tests recorded running the changed function:
   before an added one, or the block an edit starts; the whole function where nothing
   narrower is sound). An edit to the function's own docstring is seen by whoever reads
   ``__doc__`` without running it: the tests that name the function (the static map's direct
-  ``TESTS`` edges) are added; a decorated function's docstring is left to the static map (a
+  ``TESTS`` edges) are added — for a decorated function, the whole static selection (a
   decorator may read it when the module is imported);
 - where those lines (or the function) ran while a module was being imported — a class
   decorator, a registry call — the tests defined in that module or importing it (directly
@@ -75,16 +75,14 @@ class RecordedTests:
             return list(hits)
         ran = self.recording.runs(seed)
         touched = _touched(change) if ran else None
-        if touched is None or touched.scope == "static":
+        if touched is None:
             return list(hits)
         observers = (set() if touched.doc and touched.scope == "lines" and not touched.lines
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
-        # a docstring is read by whoever holds the function: the tests that name it
-        readers = {t.test_id for t in hits if touched.doc and t.via == seed
-                   and t.relation == "TESTS"}
+        readers = _doc_readers(touched.doc, seed, hits)
         kept = [t for t in hits if t.test_id in unknown | readers]
         observers -= readers
         if touched.doc:
@@ -142,10 +140,20 @@ class RecordedTests:
                  if self.unrun else "")
         imports = (f"; {len(self.at_import)} ran at import: with the tests importing those "
                    "modules" if self.at_import else "")
-        docs = (f"; {len(self.docs)} docstring edit(s): with the tests that name the function"
+        docs = (f"; {len(self.docs)} docstring edit(s): with the tests that can read it"
                 if self.docs else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
                 f"changed function(s) to those that ran them{lines}{imports}{docs}{unrun}")
+
+
+def _doc_readers(doc: str, seed: str, hits: Sequence[TestImpact]) -> set[str]:
+    """The statically selected tests that can read a changed docstring: those naming the
+    function (``"named"``), or all of them (``"any"``: a decorator may have read it)."""
+    if doc == "any":
+        return {t.test_id for t in hits}
+    if doc == "named":
+        return {t.test_id for t in hits if t.via == seed and t.relation == "TESTS"}
+    return set()
 
 
 def _touched(change: AtomicChange) -> Touched:

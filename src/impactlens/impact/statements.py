@@ -17,12 +17,11 @@ the edit — unless the edit changes what the *other* statements mean. So the an
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
-- ``doc``: the function's own docstring changed (flag beside the scope of the rest of the
-  edit) — ``__doc__`` is read without running the function, by code that holds the function
-  object: the tests that name it can see the change, whether or not they run it;
-- ``static``: the docstring of a *decorated* function changed — a decorator may read
-  ``__doc__`` when the module is imported (click builds a command's help text from it), so
-  a recording cannot say who sees it.
+- beside the scope of the rest of the edit, ``doc`` says who can see a change to the
+  function's own docstring, read as ``__doc__`` without running the function: ``"named"``
+  — code that holds the function object, so the tests that name it; ``"any"`` for a
+  *decorated* function — a decorator may read ``__doc__`` when the module is imported
+  (click builds a command's help text from it), so a recording cannot say who sees it.
 
 Lines are 1-based in ``before_src`` (the function's source before the edit, decorators
 included). Leaves are simple statements that execute code; a bare constant (a docstring, an
@@ -48,14 +47,14 @@ _BLOCKS = ("body", "orelse", "finalbody")
 
 @dataclass(frozen=True)
 class Touched:
-    """``scope``: ``"lines"`` (a test must have run one of ``lines``), ``"function"`` (any
-    test that ran the function) or ``"static"`` (a recording cannot tell); ``doc``: the
-    docstring changed too (the tests that name the function can read it)."""
+    """``scope``: ``"lines"`` (a test must have run one of ``lines``) or ``"function"`` (any
+    test that ran the function); ``doc``: the docstring changed too and who can read it —
+    ``"named"`` (the tests that name the function) or ``"any"`` (a recording cannot tell)."""
 
     scope: str
     lines: frozenset[int] = frozenset()
     why: str = ""
-    doc: bool = False
+    doc: str = ""
 
 
 def touched_statements(before_src: str, after_src: str) -> Touched:
@@ -67,16 +66,15 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
     if before is None or after is None:
         return Touched("function", why="not a single function definition")
     if ast.get_docstring(before, clean=False) != ast.get_docstring(after, clean=False):
-        if before.decorator_list or after.decorator_list:
-            return Touched("static", why="the docstring of a decorated function changed (a "
-                                         "decorator may read it at import)")
+        # a decorator may read __doc__ when the module is imported
+        doc = "any" if before.decorator_list or after.decorator_list else "named"
         b_code = _without_docstring(before_src, before)
         a_code = _without_docstring(after_src, after)
         if b_code is None or a_code is None:
-            return Touched("function", why="its docstring shares a line with code", doc=True)
+            return Touched("function", why="its docstring shares a line with code", doc=doc)
         if _code_lines(b_code) == _code_lines(a_code):  # the docstring alone changed
-            return Touched("lines", why="only its docstring changed", doc=True)
-        return dataclasses.replace(touched_statements(b_code, a_code), doc=True)
+            return Touched("lines", why="only its docstring changed", doc=doc)
+        return dataclasses.replace(touched_statements(b_code, a_code), doc=doc)
     suspends = _suspends(before)
     if suspends != _suspends(after):
         return Touched("function", why="it became or stopped being a generator or coroutine")

@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
@@ -413,6 +413,8 @@ class Recording:
     info: dict[str, Any]
     files: dict[str, str]  # path → sha256 when recorded
     tests: frozenset[str]  # base test ids the recording ran
+    # node → {test: lines}, read once per analysis (runs and runs_lines read the same rows)
+    _rows: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, store: Store) -> Recording | None:
@@ -439,7 +441,12 @@ class Recording:
     def runs(self, node: str) -> set[str]:
         """Test ids that executed ``node`` (``IMPORT_TIME`` among them if it ran outside a
         test or during an import)."""
-        return {t for t in self.store.tests_running(node) if not is_pseudo_test(t)}
+        return {t for t in self._test_lines(node) if not is_pseudo_test(t)}
+
+    def _test_lines(self, node: str) -> dict[str, str]:
+        if node not in self._rows:
+            self._rows[node] = self.store.test_lines(node)
+        return self._rows[node]
 
     def runs_lines(self, node: str, lines: Iterable[int] | None) -> LineRuns | None:
         """Who ran one of ``lines`` (file lines; ``None``: any line) of ``node``: tests, the
@@ -448,7 +455,7 @@ class Recording:
         wanted = None if lines is None else sorted(set(lines))
         got = LineRuns(set(), set(), False)
         placed = False
-        rows = self.store.test_lines(node)
+        rows = self._test_lines(node)
         for test, text in rows.items():
             if not text:
                 if test != IMPORT_TIME:

@@ -851,10 +851,6 @@ class Store:
             out[test] = _join_lines(out.get(test, ""), lines)
         return out
 
-    def tests_running(self, node: str) -> set[str]:
-        """The tests recorded running ``node`` (``""``: it ran outside any test)."""
-        return {r[0] for r in self._conn.execute(self._RUNS + "n.node = ?", (node,))}
-
     def tests_running_files(self, files: Iterable[str]) -> set[str]:
         out: set[str] = set()
         for f in files:

@@ -118,6 +118,29 @@ def test_a_docstring_edit_selects_the_tests_that_name_the_function(
                                  "tests/test_fmt.py::test_describe"}
 
 
+TWICE = (
+    "def twice(x):\n"
+    '    """Double x.\n\n'
+    "    >>> twice(2)\n"
+    "    4\n"
+    '    """\n'
+    "    return 2 * x\n"
+)
+
+
+def test_a_docstring_edit_selects_the_functions_doctest(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({
+        **APP, "pyproject.toml": APP["pyproject.toml"] + 'addopts = "--doctest-modules"\n',
+        "src/app/twice.py": TWICE,
+        "tests/test_twice.py": "from app.twice import twice\n\n\ndef test_twice():\n"
+                               "    assert twice(1) == 2\n"})
+    record(repo)
+    (repo / "src/app/twice.py").write_text(TWICE.replace("twice(2)\n    4", "twice(3)\n    6"))
+    tests, _ = validate(repo)
+    assert tests == {"src/app/twice.py::app.twice.twice", "tests/test_twice.py::test_twice"}
+
+
 def test_a_decorated_functions_docstring_edit_keeps_the_static_selection(
         make_repo: Callable[..., Path]) -> None:
     decorated = "import functools\n\n\n@functools.lru_cache\n" + SIGN

@@ -17,8 +17,9 @@ Per change, with ``R`` = the tests recorded running the changed function:
   before an added one, or the block an edit starts; the whole function where nothing
   narrower is sound). An edit to the function's own docstring is seen by whoever reads
   ``__doc__`` without running it: the tests that name the function (the static map's direct
-  ``TESTS`` edges) are added — for a decorated function, the whole static selection (a
-  decorator may read it when the module is imported);
+  ``TESTS`` edges) and its own doctest (``path::module.qualname``, when recorded) are added —
+  for a decorated function, the whole static selection (a decorator may read it when the
+  module is imported);
 - where those lines (or the function) ran while a module was being imported — a class
   decorator, a registry call — the tests defined in that module or importing it (directly
   or through other modules' top-level imports, the static map's import-time rule) are
@@ -81,6 +82,8 @@ class RecordedTests:
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits)
+        if touched.doc:  # the function's own doctest, when the suite collects doctests
+            observers |= {t for t in self.recording.tests if t == f"{change.file}::{seed}"}
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
         readers = _doc_readers(touched.doc, seed, hits)
         kept = [t for t in hits if t.test_id in unknown | readers]

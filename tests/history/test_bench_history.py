@@ -112,6 +112,21 @@ def test_summary_na_rule_and_ranks():
     assert imp["p@1"] == 1.0 and imp["f1@matched"] == 0.6667  # y.py first; 2 kept: P .5 R 1
 
 
+def test_paired_comparison_uses_the_cases_both_answer():
+    rows = [_result(["x.py", "y.py"], ["y.py"]), _result(["x.py"], ["z.py"]),
+            _result(["y.py"], ["y.py"])]
+    rows[0].methods["callers1"] = MethodRun(["y.py"])  # answers once, and right
+    rows[1].methods["callers1"] = MethodRun([])
+    paired = summarize(rows)["paired"]
+    assert paired["callers1"]["cases"] == 1
+    assert paired["callers1"]["callers1"]["p@1"] == 1.0
+    assert paired["callers1"]["stage"]["p@1"] == 0.0  # x.py ranked first on that case
+    assert paired["callers1"]["stage"]["f1"] == 0.6667
+    assert paired["imports"]["cases"] == 3  # imports answers every case
+    unpaired = summarize(rows)["methods"]["callers1"]
+    assert unpaired["precision"] == 1.0 and unpaired["answered"] == 0.5  # 1 of its 2 cases
+
+
 def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, capsys):
     import json
 

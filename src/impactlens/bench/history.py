@@ -790,6 +790,7 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             row["selection_ratio"] = _f(mean(ratios))
             row["least_selection"] = _f(mean(least))
         out["methods"][m] = row
+    out["paired"] = _paired(results)
     # §7.6 ablation verdicts
     full = out["methods"].get("stage")
     if full:
@@ -813,6 +814,32 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
         "stage_s": _f(mean(r.seconds_stage for r in results)),
     }
     return out
+
+
+_PAIRED = ("p@1", "p@3", "r@3", "f1")
+
+
+def _paired(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """Each baseline against the stage on the same cases, those both answer (the unpaired
+    means skip the cases a method leaves empty — the n/a rule — so a method that rarely
+    answers can look precise next to one that always does)."""
+    out: dict[str, Any] = {}
+    for b in BASELINES:
+        rows = [r for r in results if r.gold_files and all(
+            m in r.methods and r.methods[m].files for m in ("stage", b))]
+        if not rows:
+            continue
+        out[b] = {"cases": len(rows)} | {
+            m: {k: _f(mean(_metric(r.methods[m].files, r.gold_files, k) for r in rows))
+                for k in _PAIRED} for m in ("stage", b)}
+    return out
+
+
+def _metric(files: Sequence[str], gold: Sequence[str], key: str) -> float | None:
+    if key == "f1":
+        return score_sets(files, gold).f1
+    k = int(key[2:])
+    return precision_at_k(files, gold, k) if key[0] == "p" else recall_at_k(files, gold, k)
 
 
 def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> str:
@@ -865,8 +892,23 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
                 "recall", "precision", "f1", "r@3", "p@3", "breaking_caught",
                 "selection_ratio")) +
                 f" | {a['verdict']} |")
+    out += _paired_markdown(summary)
     out += _regression_markdown(summary)
     return "\n".join(out)
+
+
+def _paired_markdown(summary: dict[str, Any]) -> list[str]:
+    """Stage against each baseline on the cases both answer."""
+    paired = summary.get("paired") or {}
+    if not paired:
+        return []
+    out = ["", "| paired: cases both answer | cases | P@1 stage / baseline | P@3 stage / "
+           "baseline | R@3 stage / baseline | F1 stage / baseline |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for b, p in paired.items():
+        cells = [f"{fmt(p['stage'][k], 3)} / {fmt(p[b][k], 3)}" for k in _PAIRED]
+        out.append(f"| {b} | {p['cases']} | " + " | ".join(cells) + " |")
+    return out
 
 
 def _regression_markdown(summary: dict[str, Any]) -> list[str]:

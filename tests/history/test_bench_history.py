@@ -172,3 +172,18 @@ def test_bench_setting_overrides():
     for bad in ("no_such_setting=1", "channels=walk", "max_depth"):
         with pytest.raises(ValueError):
             override(DEFAULT, [bad])
+
+
+def test_a_suite_whose_conftest_cannot_import_ran_nothing_and_every_test_errs(tmp_path):
+    from impactlens.bench.history import _PLUGIN, run_suite
+
+    plugin_dir = tmp_path / "plugin"
+    plugin_dir.mkdir()
+    (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+    wt = tmp_path / "wt"
+    (wt / "tests").mkdir(parents=True)
+    (wt / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    assert run_suite(wt, 120, plugin_dir) == {"tests/test_a.py::test_a": "passed"}
+    # the seed broke the package the conftest imports: pytest runs nothing at all
+    (wt / "tests" / "conftest.py").write_text("import no_such_module_here\n")
+    assert run_suite(wt, 120, plugin_dir) == {}

@@ -174,7 +174,7 @@ def test_bench_setting_overrides():
             override(DEFAULT, [bad])
 
 
-def test_a_suite_whose_conftest_cannot_import_ran_nothing_and_every_test_errs(tmp_path):
+def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
     from impactlens.bench.history import _PLUGIN, run_suite
 
     plugin_dir = tmp_path / "plugin"
@@ -184,6 +184,7 @@ def test_a_suite_whose_conftest_cannot_import_ran_nothing_and_every_test_errs(tm
     (wt / "tests").mkdir(parents=True)
     (wt / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
     assert run_suite(wt, 120, plugin_dir) == {"tests/test_a.py::test_a": "passed"}
-    # the seed broke the package the conftest imports: pytest runs nothing at all
+    # the seed broke the package the conftest (or a plugin) imports: nothing runs at all
     (wt / "tests" / "conftest.py").write_text("import no_such_module_here\n")
     assert run_suite(wt, 120, plugin_dir) == {}
+    assert run_suite(wt, 0.001, plugin_dir) is None  # a timeout says nothing

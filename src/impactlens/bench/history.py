@@ -465,7 +465,6 @@ def stage_predictions(result: Any, seed_file: str, seed_entity: str,
 # a test module that fails to import errors its own tests, not the whole session (pytest
 # stops at a collection error: every other test would count as broken without running)
 _SUITE_FLAGS = ("--continue-on-collection-errors",)
-_CONFTEST_FAILED = "while loading conftest"  # pytest's "ImportError while loading conftest"
 
 
 def suite_env(wt: Path, *first: Path) -> dict[str, str]:
@@ -478,9 +477,10 @@ def suite_env(wt: Path, *first: Path) -> dict[str, str]:
 def run_suite(wt: Path, timeout: float, plugin_dir: Path, extra: Sequence[str] = (),
               ids: Sequence[str] = ()) -> dict[str, str] | None:
     """``{test id: outcome}`` of the work tree's suite, or of the tests ``ids`` only
-    (``None`` on timeout/crash; ``{}`` when a ``conftest.py`` fails to import — pytest then
-    runs nothing, and every test counts as an error: a seed that breaks the package's own
-    import breaks the whole suite)."""
+    (``None`` on timeout; ``{}`` when pytest ended without running anything — a
+    ``conftest.py`` or a plugin that imports the package failed to import: every test
+    counts as an error, since a seed that breaks the package's own import breaks the whole
+    suite, and a parent run with no test passed counts as not run)."""
     out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
     env = suite_env(wt, plugin_dir)
     env["IMPACTLENS_BENCH_OUT"] = str(out)
@@ -492,14 +492,13 @@ def run_suite(wt: Path, timeout: float, plugin_dir: Path, extra: Sequence[str] =
     if importlib.util.find_spec("pytest_timeout") is not None:
         cmd[4:4] = ["--timeout", "60"]  # a hanging test fails, the suite goes on
     try:
-        proc = subprocess.run(cmd, cwd=wt, env=env, capture_output=True, text=True,
-                              errors="replace", timeout=timeout, check=False)
+        subprocess.run(cmd, cwd=wt, env=env, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return None
     try:
         data = json.loads(out.read_text())
     except (OSError, ValueError):
-        return {} if _CONFTEST_FAILED in proc.stdout + proc.stderr else None
+        return {}  # pytest stopped before its session began: nothing ran
     finally:
         out.unlink(missing_ok=True)
     return {k: ("error" if v == "collected" else v) for k, v in data.items()}

@@ -145,6 +145,26 @@ def test_a_function_run_at_import_selects_the_tests_importing_that_module(
     assert "1 ran at import: with the tests importing those modules" in note
 
 
+def test_a_module_a_plugin_imported_before_the_recording_keeps_the_static_selection(
+        make_repo: Callable[..., Path]) -> None:
+    # a pytest plugin imports app.boot before recording starts: what `register` did at that
+    # import is not recorded, only its run inside test_register
+    repo = make_repo({**APP,
+                      "early_plugin.py": "import sys\n\nsys.path.insert(0, 'src')\n"
+                                         "import app.boot  # noqa: E402,F401\n",
+                      "tests/test_register.py": "from app.boot import register\n\n\n"
+                                                "def test_register():\n"
+                                                "    assert register(len) is len\n"})
+    pytest_run(repo, "--impact-record", "-p", "early_plugin")
+    boot = APP["src/app/boot.py"].replace("REG.append(f.__name__)", "REG.insert(0, f.__name__)")
+    (repo / "src/app/boot.py").write_text(boot)
+    tests, note = validate(repo)
+    assert {"tests/test_boot.py::test_reg", "tests/test_register.py::test_register"} <= tests
+    assert "1 in modules imported before the recording began" in note
+    info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
+    assert "src/app/boot.py" in info["preimported"]
+
+
 def test_a_function_no_test_ran_keeps_the_static_selection(repo: Path) -> None:
     calc = APP["src/app/calc.py"].replace("return -a", "return 0 - a")
     (repo / "src/app/calc.py").write_text(calc)

@@ -25,6 +25,8 @@ Per change, with ``R`` = the tests recorded running the changed function:
   or through other modules' top-level imports, the static map's import-time rule) are
   added; if the importing module is outside the index or a ``conftest.py``, or the lines
   ran outside any test and any import (a hook), the static map stays;
+- a module a pytest plugin imported before the recording began ran its import-time code
+  unrecorded: a change in its file keeps the static selection beside the recorded one;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
 - a static selection stays when the recording cannot speak for that test: it did not run in
   the recording (added since, deselected), or it is *stale* — it executed a file whose
@@ -65,6 +67,7 @@ class RecordedTests:
     unrun: list[str] = field(default_factory=list)  # … where no test ran the changed lines
     at_import: list[str] = field(default_factory=list)  # … that ran at some module's import
     docs: list[str] = field(default_factory=list)  # … whose docstring changed
+    early: list[str] = field(default_factory=list)  # … in modules imported before recording
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
                settings: Settings = DEFAULT, graph: GraphView | None = None
@@ -86,6 +89,9 @@ class RecordedTests:
             observers |= {t for t in self.recording.tests if t == f"{change.file}::{seed}"}
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
         readers = _doc_readers(touched.doc, seed, hits)
+        if change.file in self.recording.preimported:  # its import-time runs are unrecorded
+            readers = {t.test_id for t in hits}
+            self.early.append(seed)
         kept = [t for t in hits if t.test_id in unknown | readers]
         observers -= readers
         if touched.doc:
@@ -145,6 +151,8 @@ class RecordedTests:
                    "modules" if self.at_import else "")
         docs = (f"; {len(self.docs)} docstring edit(s): with the tests that can read it"
                 if self.docs else "")
+        docs += (f"; {len(self.early)} in modules imported before the recording began (by a "
+                 "pytest plugin): with the static selection" if self.early else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
                 f"changed function(s) to those that ran them{lines}{imports}{docs}{unrun}")
 

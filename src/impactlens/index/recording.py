@@ -190,6 +190,9 @@ class Recorder:
         self.imports: dict[str, dict[CodeType, frozenset[int]]] = {}  # IMPORTED + file → …
         self._last = IMPORT_TIME
         self._ours: dict[str, bool] = {}  # co_filename → under the root, not installed
+        # the project's modules already imported when tracing began (a pytest plugin
+        # imported the package): what their import ran is not in the recording
+        self.preimported: set[str] = set()
 
     def start(self) -> None:
         global _current, _root
@@ -202,6 +205,9 @@ class Recorder:
         _import_lines.clear()
         _line_codes.clear()
         _root = str(self.root) if self.trace_lines else "\0"  # "\0": no file's prefix
+        self.preimported = {f for m in list(sys.modules.values())
+                            if isinstance(f := getattr(m, "__file__", None), str)
+                            and _in_project(f, str(self.root))}
         _current = _import_time
         threading.settrace(_hook)
         sys.settrace(_hook)
@@ -309,7 +315,7 @@ class Recorder:
         with Project(self.root) as project:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
-                                  head=head)
+                                  head=head, preimported=self.preimported)
 
     def _credit_shared_fixtures(self) -> None:
         for test, keys in self.shared.items():
@@ -326,11 +332,12 @@ class Recorder:
 def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeType]],
                    outcomes: Mapping[str, str],
                    lines: Mapping[str, Mapping[CodeType, Iterable[int]]] | None = None, *,
-                   head: str = "") -> dict[str, Any]:
+                   head: str = "", preimported: Iterable[str] = ()) -> dict[str, Any]:
     """Replace the store's recording with ``runs`` (test id → code objects it ran;
     ``IMPORT_TIME`` for calls outside tests or during imports) and ``lines`` (test id →
     code object → its lines the test ran), mapped to the index's functions in the indexed
-    non-test files under ``root``."""
+    non-test files under ``root``. ``preimported``: files of modules imported before the
+    recording began (kept in the info: their import-time code is unrecorded)."""
     lines = lines or {}
     indexed = {r.path: r for r in store.files()}
     files = {p: r for p, r in indexed.items() if not r.is_test}
@@ -372,8 +379,9 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
     rows = {(*key, encode_lines(x)) for key, x in ran.items()}
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
+    early = sorted({p for f in preimported if (p := _indexed(root, f, files)) is not None})
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
-            "rows": len(rows), "lines": any(x for x in lines.values())}
+            "rows": len(rows), "lines": any(x for x in lines.values()), "preimported": early}
     with store.transaction():
         store.put_recording(sorted(rows), shas, tests, json.dumps(info, sort_keys=True))
     return info
@@ -423,6 +431,12 @@ class Recording:
             return None
         files, tests = store.recording_files(), frozenset(store.recorded_tests())
         return cls(store, json.loads(got), files, tests)
+
+    @property
+    def preimported(self) -> frozenset[str]:
+        """Indexed files whose modules were imported before the recording began (by a
+        pytest plugin): what ran at their import is not recorded."""
+        return frozenset(self.info.get("preimported", ()))
 
     def file_unchanged(self, path: str, text: str) -> bool:
         """Whether ``path`` held ``text`` when the suite was recorded."""

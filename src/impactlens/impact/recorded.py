@@ -85,12 +85,13 @@ class RecordedTests:
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits)
-        if touched.doc:  # the function's own doctest, when the suite collects doctests
-            observers |= {t for t in self.recording.tests if t == f"{change.file}::{seed}"}
+        doctest = f"{change.file}::{seed}"  # its own doctest, when the suite collects them
+        if touched.doc and doctest in self.recording.tests:
+            observers.add(doctest)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
-        readers = _doc_readers(touched.doc, seed, hits)
-        if change.file in self.recording.preimported:  # its import-time runs are unrecorded
-            readers = {t.test_id for t in hits}
+        early = change.file in self.recording.preimported  # its import ran unrecorded
+        readers = {t.test_id for t in hits} if early else _doc_readers(touched.doc, seed, hits)
+        if early:
             self.early.append(seed)
         kept = [t for t in hits if t.test_id in unknown | readers]
         observers -= readers

@@ -132,7 +132,7 @@ def _without_docstring(src: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> 
 
 
 def _code_lines(src: str) -> list[str]:
-    return [line for line in src.splitlines() if line.strip()]
+    return [line for line in src.splitlines() if _is_code(line)]
 
 
 def _in_nested_body(block: ast.stmt | None, i1: int, i2: int, text: Sequence[str]) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from impactlens.api import Project
-from impactlens.impact.recorded import RECORDED
+from impactlens.impact.recorded import RECORDED, SUBPROCESS
 from impactlens.index.recording import IMPORT_TIME, code_nodes
 from impactlens.index.store import Store, index_path
 from impactlens.model import Node, NodeKind
@@ -165,15 +165,68 @@ def test_a_module_a_plugin_imported_before_the_recording_keeps_the_static_select
     assert "src/app/boot.py" in info["preimported"]
 
 
-def test_a_function_no_test_ran_keeps_the_static_selection(repo: Path) -> None:
-    calc = APP["src/app/calc.py"].replace("return -a", "return 0 - a")
-    (repo / "src/app/calc.py").write_text(calc)
+UNUSED_CHANGED = APP["src/app/calc.py"].replace("return -a", "return 0 - a")
+# runs `unused` only in a child process, which the trace hook does not follow
+SPAWNS = {"tests/test_child.py": (
+    "import subprocess\nimport sys\n\n\n"
+    "def test_child():\n"
+    "    code = 'from app.calc import unused; assert unused(2) == -2'\n"
+    "    subprocess.run([sys.executable, '-c', code], check=True, env={'PYTHONPATH': 'src'})\n"
+)}
+
+
+def test_a_function_no_test_ran_selects_no_test(repo: Path) -> None:
+    (repo / "src/app/calc.py").write_text(UNUSED_CHANGED)
     static, _ = validate(repo)
-    assert static
-    record_at_head(repo)  # (it may run in a subprocess, which coverage does not follow)
+    assert static  # the static map: the tests importing app.calc
+    record_at_head(repo)
     tests, note = validate(repo)
-    assert tests == static
+    assert tests == set()
+    assert "no recorded test ran the changed statements of app.calc.unused" in note
+
+
+def test_a_test_that_starts_a_process_is_selected_for_any_change(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**APP, **SPAWNS})
+    record(repo)
+    info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
+    assert info["spawners"] == ["tests/test_child.py::test_child"]
+    (repo / "src/app/calc.py").write_text(UNUSED_CHANGED)
+    tests, note = validate(repo)
+    assert tests == {"tests/test_child.py::test_child"}  # no static edge reaches it
+    assert relations(repo)["tests/test_child.py::test_child"] == SUBPROCESS
+    assert "1 test(s) that start a process (unrecorded) kept" in note
+    (repo / "src/app/calc.py").write_text(MUL_CHANGED)
+    tests, _ = validate(repo)  # beside the tests that ran `mul`
+    assert tests == {"tests/test_calc.py::test_mul", "tests/test_registry.py::test_run",
+                     "tests/test_child.py::test_child"}
+
+
+def test_a_multiprocessing_start_makes_a_spawner(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**APP, "tests/test_pool.py": (
+        "import multiprocessing\nimport os\n\n\n"
+        "def test_spawned():\n"
+        "    p = multiprocessing.get_context('spawn').Process(target=os.getpid)\n"
+        "    p.start()\n    p.join()\n    assert p.exitcode == 0\n"
+    )})
+    record(repo)
+    info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
+    assert info["spawners"] == ["tests/test_pool.py::test_spawned"]
+
+
+def test_a_process_started_outside_tests_keeps_the_static_selection(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**APP, "tests/conftest.py": (
+        "import subprocess\nimport sys\n\n"
+        "subprocess.run([sys.executable, '-c', 'pass'], check=True)\n")})
+    (repo / "src/app/calc.py").write_text(UNUSED_CHANGED)
+    static, _ = validate(repo)
+    record_at_head(repo)
+    tests, note = validate(repo)
+    assert tests == static != set()
     assert "did not narrow" in note
+    info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
+    assert info["spawned_outside"] is True
 
 
 def test_a_recording_of_other_text_is_not_used_for_that_file(

@@ -17,6 +17,7 @@ from impactlens.api import Project
 from impactlens.cli.common import echo_json, is_tty, main, repo_option
 from impactlens.index.indexer import ProgressFn
 from impactlens.index.queries import DEPTH_LABELS
+from impactlens.index.recording import spawn_summary
 from impactlens.model import IndexSummary
 
 _err = Console(stderr=True)
@@ -95,7 +96,7 @@ def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")
     failed = f"; pytest exited with code {code}" if code else ""
     click.echo(f"recorded {info['tests']} tests, {info['rows']} (test, function) pairs in "
-               f"{info['files']} files{failed}", err=True)
+               f"{info['files']} files{spawn_summary(info)}{failed}", err=True)
 
 
 def _fresh(repo: Path) -> Project:

@@ -9,9 +9,8 @@ cannot observe the change, and a test that did is affected directly.
 
 Per change, with ``R`` = the tests recorded running the changed function:
 
-- used only when the changed file's *before* text is the recorded one, the change is to a
-  function or method's body or signature (or deletes it) and ``R`` is not empty (a function
-  no test ran may run in a subprocess the recording did not follow);
+- used only when the changed file's *before* text is the recorded one and the change is to
+  a function or method's body or signature (or deletes it);
 - for a body edit, ``R`` narrows to the tests that executed one of the *statements* the edit
   touches (:mod:`impactlens.impact.statements`: the replaced statements, the statement right
   before an added one, or the block an edit starts; the whole function where nothing
@@ -28,6 +27,10 @@ Per change, with ``R`` = the tests recorded running the changed function:
 - a module a pytest plugin imported before the recording began ran its import-time code
   unrecorded: a change in its file keeps the static selection beside the recorded one;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
+- a test that started a process (the recording's *spawners*) may have run the change in the
+  child, unrecorded: it is selected at the same weight, relation ``SUBPROCESS``; so, where
+  process starts were watched, a function no test ran selects the spawners alone (where they
+  were not, or a process started outside any test, such a change keeps the static map);
 - a static selection stays when the recording cannot speak for that test: it did not run in
   the recording (added since, deselected), or it is *stale* — it executed a file whose
   content changed since the recording;
@@ -49,6 +52,7 @@ from impactlens.settings import DEFAULT, Settings
 __all__ = ["RecordedTests", "recorded_tests"]
 
 RECORDED = "RECORDED"
+SUBPROCESS = "SUBPROCESS"  # the test starts a process, which the recording did not follow
 _KINDS = frozenset({"function", "method"})
 _TYPES = frozenset({ChangeType.METHOD_BODY, ChangeType.METHOD_SIGNATURE,
                     ChangeType.CONSTRUCTOR, ChangeType.DELETE})
@@ -78,13 +82,18 @@ class RecordedTests:
                 or change.file not in self.fresh_files):
             return list(hits)
         ran = self.recording.runs(seed)
-        touched = _touched(change) if ran else None
-        if touched is None:
-            return list(hits)
-        observers = (set() if touched.doc and touched.scope == "lines" and not touched.lines
+        spawners = self.recording.spawners
+        if not ran and spawners is None:
+            return list(hits)  # it may have run only in a child process
+        touched = _touched(change)
+        observers = (set() if not ran or (touched.doc and touched.scope == "lines"
+                                          and not touched.lines)
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits)
+        if not ran:
+            self.unrun.append(seed)
+        children = (spawners or frozenset()) - observers  # a child process may have run it
         doctest = f"{change.file}::{seed}"  # its own doctest, when the suite collects them
         if touched.doc and doctest in self.recording.tests:
             observers.add(doctest)
@@ -95,11 +104,14 @@ class RecordedTests:
             self.early.append(seed)
         kept = [t for t in hits if t.test_id in unknown | readers]
         observers -= readers
+        children -= readers | unknown
         if touched.doc:
             self.docs.append(seed)
         w = settings.test_edge_weights["TESTS"]
         kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=RECORDED)
                  for t in sorted(observers - self.stale)]
+        kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=SUBPROCESS)
+                 for t in sorted(children - self.stale)]
         self.narrowed.append(seed)
         return sorted(kept, key=lambda t: (-t.conf, t.test_id))
 
@@ -148,6 +160,9 @@ class RecordedTests:
                  if self.by_lines else "")
         unrun = (f"; no recorded test ran the changed statements of {', '.join(self.unrun)}"
                  if self.unrun else "")
+        spawners = self.recording.spawners
+        unrun += (f"; {len(spawners)} test(s) that start a process (unrecorded) kept"
+                  if spawners else "")
         imports = (f"; {len(self.at_import)} ran at import: with the tests importing those "
                    "modules" if self.at_import else "")
         docs = (f"; {len(self.docs)} docstring edit(s): with the tests that can read it"

@@ -26,10 +26,13 @@ freshness, as Ekstazi and pytest-testmon do).
 
 A shared (class-, module-, package- or session-scoped) fixture is set up once, inside the
 first test that needs it: its setup is recorded under its own key and credited to every test
-that uses it. Known blind spots, as for any traced selection: code run in a subprocess, or in
-a thread started before the recording began, is not seen; a shared fixture's teardown counts
-for the test it follows; a test that installs its own trace function (a debugger's tests) is
-left out of the recording.
+that uses it. Code run in a child process is not seen, but who starts one is: an audit hook
+(``subprocess.Popen``, ``os.system``, ``os.fork``, ``os.posix_spawn``, …) and the start of a
+``multiprocessing`` process credit the running test as a *spawner* (kept in the recording's
+info): its child may run any of the project's code, so the stage always keeps it. Known blind
+spots, as for any traced selection: code run in a thread started before the recording began
+is not seen; a shared fixture's teardown counts for the test it follows; a test that installs
+its own trace function (a debugger's tests) is left out of the recording.
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
 
 __all__ = ["IMPORTED", "IMPORT_TIME", "OUTSIDE", "UNPLACED", "LineRuns", "Recorder", "Recording",
-           "code_nodes", "decode_lines", "encode_lines", "is_pseudo_test", "save_recording"]
+           "code_nodes", "decode_lines", "encode_lines", "is_pseudo_test", "save_recording",
+           "spawn_summary"]
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
 FIXTURE = "fixture:"  # the prefix of a shared fixture's key while its setup runs
@@ -69,11 +73,20 @@ _lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last swi
 _import_lines: set[tuple[str, CodeType, int]] = set()  # (module file, code, line) at import
 _line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
 _root = "/"  # the project's directory (str), set by Recorder.start
+# the audit events of starting a process (multiprocessing's spawn and forkserver start
+# methods raise none: BaseProcess.start is watched by the trace hook instead)
+_SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.fork", "os.forkpty",
+                           "os.posix_spawn", "os.spawn", "os.exec", "os.startfile"})
+_recorder: Recorder | None = None  # the recorder the audit hook reports to (while tracing)
+_audit_added = False  # audit hooks cannot be removed: added once per process
+_process_start: CodeType | None = None  # multiprocessing.process.BaseProcess.start
 
 
 def _hook(frame: FrameType, event: str, arg: Any) -> Any:
     code = frame.f_code
     _current.add(code)
+    if code is _process_start and _recorder is not None:
+        _recorder.spawned.add(_recorder.running)
     if _importing:
         _import_time.add(code)
     if code.co_name == "<module>":
@@ -111,6 +124,11 @@ def _traces_lines(filename: str) -> bool:
 def _in_project(filename: str, root: str) -> bool:
     """Whether a code object's file is the project's own (under ``root``, not installed)."""
     return filename.startswith(root) and "site-packages" not in filename
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event in _SPAWN_EVENTS and _recorder is not None:
+        _recorder.spawned.add(_recorder.running)
 
 
 def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
@@ -193,6 +211,7 @@ class Recorder:
         # the project's modules already imported when tracing began (a pytest plugin
         # imported the package): what their import ran is not in the recording
         self.preimported: set[str] = set()
+        self.spawned: set[str] = set()  # tests (fixture keys, IMPORT_TIME) that started a process
 
     def start(self) -> None:
         global _current, _root
@@ -209,6 +228,7 @@ class Recorder:
                             if isinstance(f := getattr(m, "__file__", None), str)
                             and _in_project(f, str(self.root))}
         _current = _import_time
+        _watch_spawns(self)
         threading.settrace(_hook)
         sys.settrace(_hook)
 
@@ -293,8 +313,10 @@ class Recorder:
             self.outcomes[self._last] = outcome
 
     def stop(self) -> None:
+        global _recorder
         sys.settrace(None)
         threading.settrace(None)  # type: ignore[arg-type]
+        _recorder = None
 
     def finish(self) -> dict[str, Any]:
         """Stop tracing, bring the index up to date and store the recording."""
@@ -315,11 +337,14 @@ class Recorder:
         with Project(self.root) as project:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
-                                  head=head, preimported=self.preimported)
+                                  head=head, preimported=self.preimported,
+                                  spawners=self.spawned)
 
     def _credit_shared_fixtures(self) -> None:
         for test, keys in self.shared.items():
             for key in keys:
+                if key in self.spawned:
+                    self.spawned.add(test)
                 self.runs.setdefault(test, set()).update(self.runs.get(key, ()))
                 self._merge(self.lines.setdefault(test, {}), self.lines.get(key, {}))
                 if key in self.untraced:
@@ -327,17 +352,33 @@ class Recorder:
         for table in (self.runs, self.lines, self.outcomes):
             for key in [k for k in table if k.startswith(FIXTURE)]:
                 del table[key]
+        self.spawned = {t for t in self.spawned if not t.startswith(FIXTURE)}
+
+
+def _watch_spawns(recorder: Recorder) -> None:
+    """Report process starts to ``recorder`` from now until it stops."""
+    global _recorder, _audit_added, _process_start
+    _recorder = recorder
+    if not _audit_added:
+        sys.addaudithook(_audit)
+        _audit_added = True
+    import multiprocessing.process
+
+    _process_start = multiprocessing.process.BaseProcess.start.__code__
 
 
 def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeType]],
                    outcomes: Mapping[str, str],
                    lines: Mapping[str, Mapping[CodeType, Iterable[int]]] | None = None, *,
-                   head: str = "", preimported: Iterable[str] = ()) -> dict[str, Any]:
+                   head: str = "", preimported: Iterable[str] = (),
+                   spawners: Iterable[str] | None = None) -> dict[str, Any]:
     """Replace the store's recording with ``runs`` (test id → code objects it ran;
     ``IMPORT_TIME`` for calls outside tests or during imports) and ``lines`` (test id →
     code object → its lines the test ran), mapped to the index's functions in the indexed
     non-test files under ``root``. ``preimported``: files of modules imported before the
-    recording began (kept in the info: their import-time code is unrecorded)."""
+    recording began (kept in the info: their import-time code is unrecorded); ``spawners``:
+    the tests that started a process (``IMPORT_TIME``: one started outside any test), or
+    ``None`` when process starts were not watched."""
     lines = lines or {}
     indexed = {r.path: r for r in store.files()}
     files = {p: r for p, r in indexed.items() if not r.is_test}
@@ -382,9 +423,21 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
     early = sorted({p for f in preimported if (p := _indexed(root, f, files)) is not None})
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
             "rows": len(rows), "lines": any(x for x in lines.values()), "preimported": early}
+    if spawners is not None:
+        info["spawners"] = sorted({base_test_id(t) for t in spawners if t != IMPORT_TIME})
+        info["spawned_outside"] = IMPORT_TIME in spawners
     with store.transaction():
         store.put_recording(sorted(rows), shas, tests, json.dumps(info, sort_keys=True))
     return info
+
+
+def spawn_summary(info: Mapping[str, Any]) -> str:
+    """``"; 3 tests start a process …"`` for a recording's info (``""`` if none did)."""
+    if info.get("spawned_outside"):
+        return ("; a process started outside any test: functions no test ran keep the "
+                "static selection")
+    n = len(info.get("spawners") or ())
+    return f"; {n} test(s) start a process (always selected: the child is unrecorded)" if n else ""
 
 
 def _import_key(root: Path, test: str, files: Mapping[str, Any]) -> str:
@@ -437,6 +490,16 @@ class Recording:
         """Indexed files whose modules were imported before the recording began (by a
         pytest plugin): what ran at their import is not recorded."""
         return frozenset(self.info.get("preimported", ()))
+
+    @property
+    def spawners(self) -> frozenset[str] | None:
+        """Tests that started a process, whose child may have run any code unrecorded;
+        ``None`` when the recording cannot say (process starts not watched, or one started
+        outside any test)."""
+        got = self.info.get("spawners")
+        if got is None or self.info.get("spawned_outside", True):
+            return None
+        return frozenset(got)
 
     def file_unchanged(self, path: str, text: str) -> bool:
         """Whether ``path`` held ``text`` when the suite was recorded."""

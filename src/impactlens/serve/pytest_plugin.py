@@ -224,10 +224,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     recorder = config.stash.get(_RECORDER, None)
     if recorder is not None:
+        from impactlens.index.recording import spawn_summary
+
         info = recorder.finish()
         config.stash[_SUMMARY] = (f"impactlens: recorded {info['tests']} tests running "
                                   f"{info['rows']} (test, function) pairs in {info['files']} "
-                                  f"files into {recorder.root / '.impactlens'}")
+                                  f"files into {recorder.root / '.impactlens'}"
+                                  f"{spawn_summary(info)}")
     if not _active(config) or not config.stash.get(_EMPTY, False):
         return
     if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:

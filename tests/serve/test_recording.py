@@ -200,6 +200,11 @@ def test_a_test_that_starts_a_process_is_selected_for_any_change(
     tests, _ = validate(repo)  # beside the tests that ran `mul`
     assert tests == {"tests/test_calc.py::test_mul", "tests/test_registry.py::test_run",
                      "tests/test_child.py::test_child"}
+    (repo / "src/app/calc.py").write_text(APP["src/app/calc.py"])
+    (repo / "src/app/registry.py").write_text(APP["src/app/registry.py"].replace(
+        "{'mul': mul}", "{'mul': mul, 'times': mul}"))
+    tests, _ = validate(repo)  # a module-level change too (the static map decides the rest)
+    assert {"tests/test_registry.py::test_run", "tests/test_child.py::test_child"} <= tests
 
 
 def test_a_multiprocessing_start_makes_a_spawner(make_repo: Callable[..., Path]) -> None:

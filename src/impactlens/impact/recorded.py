@@ -28,9 +28,10 @@ Per change, with ``R`` = the tests recorded running the changed function:
   unrecorded: a change in its file keeps the static selection beside the recorded one;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
 - a test that started a process (the recording's *spawners*) may have run the change in the
-  child, unrecorded: it is selected at the same weight, relation ``SUBPROCESS``; so, where
-  process starts were watched, a function no test ran selects the spawners alone (where they
-  were not, or a process started outside any test, such a change keeps the static map);
+  child, unrecorded: it is selected for every change, at the same weight, relation
+  ``SUBPROCESS``; so, where process starts were watched, a function no test ran selects the
+  spawners alone (where they were not, or a process started outside any test, such a change
+  keeps the static map);
 - a static selection stays when the recording cannot speak for that test: it did not run in
   the recording (added since, deselected), or it is *stale* — it executed a file whose
   content changed since the recording;
@@ -76,15 +77,24 @@ class RecordedTests:
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
                settings: Settings = DEFAULT, graph: GraphView | None = None
                ) -> list[TestImpact]:
-        """``hits`` (the static selection of ``change``) narrowed by the recording;
-        ``graph`` places what ran at import time (without it, such a change keeps ``hits``)."""
+        """``hits`` (the static selection of ``change``) narrowed by the recording, with the
+        tests that start a process (their child may run the change, unrecorded); ``graph``
+        places what ran at import time (without it, such a change keeps ``hits``)."""
+        kept = self._narrow(change, seed, hits, settings, graph)
+        have = {t.test_id for t in kept}
+        w = settings.test_edge_weights["TESTS"]
+        kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=SUBPROCESS)
+                 for t in sorted((self.recording.spawners or frozenset()) - have)]
+        return sorted(kept, key=lambda t: (-t.conf, t.test_id))
+
+    def _narrow(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
+                settings: Settings, graph: GraphView | None) -> list[TestImpact]:
         if (change.kind not in _KINDS or change.change_type not in _TYPES
                 or change.file not in self.fresh_files):
             return list(hits)
         ran = self.recording.runs(seed)
-        spawners = self.recording.spawners
-        if not ran and spawners is None:
-            return list(hits)  # it may have run only in a child process
+        if not ran and self.recording.spawners is None:
+            return list(hits)  # it may have run only in a child process nobody watched
         touched = _touched(change)
         observers = (set() if not ran or (touched.doc and touched.scope == "lines"
                                           and not touched.lines)
@@ -93,7 +103,6 @@ class RecordedTests:
             return list(hits)
         if not ran:
             self.unrun.append(seed)
-        children = (spawners or frozenset()) - observers  # a child process may have run it
         doctest = f"{change.file}::{seed}"  # its own doctest, when the suite collects them
         if touched.doc and doctest in self.recording.tests:
             observers.add(doctest)
@@ -104,16 +113,13 @@ class RecordedTests:
             self.early.append(seed)
         kept = [t for t in hits if t.test_id in unknown | readers]
         observers -= readers
-        children -= readers | unknown
         if touched.doc:
             self.docs.append(seed)
         w = settings.test_edge_weights["TESTS"]
         kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=RECORDED)
                  for t in sorted(observers - self.stale)]
-        kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=SUBPROCESS)
-                 for t in sorted(children - self.stale)]
         self.narrowed.append(seed)
-        return sorted(kept, key=lambda t: (-t.conf, t.test_id))
+        return kept
 
     def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
                    ran: set[str]) -> set[str] | None:

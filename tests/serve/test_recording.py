@@ -166,13 +166,26 @@ def test_a_module_a_plugin_imported_before_the_recording_keeps_the_static_select
 
 
 UNUSED_CHANGED = APP["src/app/calc.py"].replace("return -a", "return 0 - a")
-# runs `unused` only in a child process, which the trace hook does not follow
-SPAWNS = {"tests/test_child.py": (
-    "import subprocess\nimport sys\n\n\n"
-    "def test_child():\n"
-    "    code = 'from app.calc import unused; assert unused(2) == -2'\n"
-    "    subprocess.run([sys.executable, '-c', code], check=True, env={'PYTHONPATH': 'src'})\n"
-)}
+
+
+def child_test(env: str) -> dict[str, str]:
+    """A test running `unused` only in a child process started with ``env``."""
+    return {"tests/test_child.py": (
+        "import os\nimport subprocess\nimport sys\n\n\n"
+        "def test_child():\n"
+        "    code = 'from app.calc import unused; assert unused(2) == -2'\n"
+        f"    subprocess.run([sys.executable, '-c', code], check=True, env={env})\n"
+    )}
+
+
+# the child keeps the test's environment (the recording's among it), adding the sources
+SEEN = child_test("{**os.environ, 'PYTHONPATH': os.pathsep.join(['src', "
+                  "os.environ.get('PYTHONPATH', '')])}")
+UNSEEN = child_test("{'PYTHONPATH': 'src'}")  # a fresh environment: the child is not traced
+
+
+def spawners(repo: Path) -> list[str]:
+    return json.loads(Store.open(index_path(repo)).recording_info() or "{}")["spawners"]
 
 
 def test_a_function_no_test_ran_selects_no_test(repo: Path) -> None:
@@ -185,15 +198,27 @@ def test_a_function_no_test_ran_selects_no_test(repo: Path) -> None:
     assert "no recorded test ran the changed statements of app.calc.unused" in note
 
 
-def test_a_test_that_starts_a_process_is_selected_for_any_change(
+def test_what_a_child_process_ran_is_credited_to_the_test_that_started_it(
         make_repo: Callable[..., Path]) -> None:
-    repo = make_repo({**APP, **SPAWNS})
+    repo = make_repo({**APP, **SEEN})
     record(repo)
-    info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
-    assert info["spawners"] == ["tests/test_child.py::test_child"]
+    assert spawners(repo) == []
+    lines = Store.open(index_path(repo)).test_lines("app.calc.unused")
+    assert lines == {"tests/test_child.py::test_child": "14"}  # `return -a`, in the child
+    (repo / "src/app/calc.py").write_text(UNUSED_CHANGED)
+    tests, _ = validate(repo)
+    assert tests == {"tests/test_child.py::test_child"}  # no static edge reaches it
+    assert relations(repo)["tests/test_child.py::test_child"] == RECORDED
+
+
+def test_a_child_the_recording_cannot_see_keeps_its_test_for_any_change(
+        make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**APP, **UNSEEN})
+    record(repo)
+    assert spawners(repo) == ["tests/test_child.py::test_child"]
     (repo / "src/app/calc.py").write_text(UNUSED_CHANGED)
     tests, note = validate(repo)
-    assert tests == {"tests/test_child.py::test_child"}  # no static edge reaches it
+    assert tests == {"tests/test_child.py::test_child"}
     assert relations(repo)["tests/test_child.py::test_child"] == SUBPROCESS
     assert "1 test(s) that start a process (unrecorded) kept" in note
     (repo / "src/app/calc.py").write_text(MUL_CHANGED)
@@ -207,23 +232,41 @@ def test_a_test_that_starts_a_process_is_selected_for_any_change(
     assert {"tests/test_registry.py::test_run", "tests/test_child.py::test_child"} <= tests
 
 
-def test_a_multiprocessing_start_makes_a_spawner(make_repo: Callable[..., Path]) -> None:
+def test_forked_killed_or_isolated_children_make_spawners(
+        make_repo: Callable[..., Path]) -> None:
     repo = make_repo({**APP, "tests/test_pool.py": (
-        "import multiprocessing\nimport os\n\n\n"
-        "def test_spawned():\n"
-        "    p = multiprocessing.get_context('spawn').Process(target=os.getpid)\n"
-        "    p.start()\n    p.join()\n    assert p.exitcode == 0\n"
+        "import multiprocessing\nimport os\nimport subprocess\nimport sys\n\n"
+        "from app.calc import unused\n\n\n"
+        "def run(method):\n"
+        "    p = multiprocessing.get_context(method).Process(target=unused, args=(1,))\n"
+        "    p.start()\n    p.join()\n    assert p.exitcode == 0\n\n\n"
+        "def test_spawn():\n    run('spawn')  # a fresh interpreter: it reports\n\n\n"
+        "def test_fork():\n    run('fork')  # a copy of this process: its report is lost\n\n\n"
+        "def test_killed():\n"
+        "    code = 'import time; import app.calc; print(1, flush=True); time.sleep(60)'\n"
+        "    path = os.pathsep.join(['src', os.environ['PYTHONPATH']])\n"
+        "    env = {**os.environ, 'PYTHONPATH': path}\n"
+        "    p = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, env=env)\n"
+        "    p.stdout.readline()\n    p.kill()\n    p.wait()\n\n\n"
+        "def test_killed_early():  # before it ran anything of the project's\n"
+        "    p = subprocess.Popen([sys.executable, '-c', 'print(1, flush=True); input()'],\n"
+        "                         stdout=subprocess.PIPE, stdin=subprocess.PIPE)\n"
+        "    p.stdout.readline()\n    p.kill()\n    p.wait()\n\n\n"
+        "def test_isolated():\n"
+        "    subprocess.run([sys.executable, '-I', '-c', 'pass'], check=True)\n"
     )})
     record(repo)
-    info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
-    assert info["spawners"] == ["tests/test_pool.py::test_spawned"]
+    assert spawners(repo) == [f"tests/test_pool.py::test_{t}"
+                              for t in ("fork", "isolated", "killed")]
+    ran = Store.open(index_path(repo)).test_lines("app.calc.unused")
+    assert "tests/test_pool.py::test_spawn" in ran
 
 
-def test_a_process_started_outside_tests_keeps_the_static_selection(
+def test_an_unseen_process_started_outside_tests_keeps_the_static_selection(
         make_repo: Callable[..., Path]) -> None:
     repo = make_repo({**APP, "tests/conftest.py": (
         "import subprocess\nimport sys\n\n"
-        "subprocess.run([sys.executable, '-c', 'pass'], check=True)\n")})
+        "subprocess.run([sys.executable, '-c', 'pass'], check=True, env={})\n")})
     (repo / "src/app/calc.py").write_text(UNUSED_CHANGED)
     static, _ = validate(repo)
     record_at_head(repo)

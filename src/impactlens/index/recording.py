@@ -26,20 +26,28 @@ freshness, as Ekstazi and pytest-testmon do).
 
 A shared (class-, module-, package- or session-scoped) fixture is set up once, inside the
 first test that needs it: its setup is recorded under its own key and credited to every test
-that uses it. Code run in a child process is not seen, but who starts one is: an audit hook
-(``subprocess.Popen``, ``os.system``, ``os.fork``, ``os.posix_spawn``, …) and the start of a
-``multiprocessing`` process credit the running test as a *spawner* (kept in the recording's
-info): its child may run any of the project's code, so the stage always keeps it. Known blind
-spots, as for any traced selection: code run in a thread started before the recording began
-is not seen; a shared fixture's teardown counts for the test it follows; a test that installs
-its own trace function (a debugger's tests) is left out of the recording.
+that uses it. A Python child process a test starts with the recording's environment traces
+itself and reports what it ran, credited to that test (:mod:`impactlens.index.child_trace`).
+A child the recording cannot see — forked (``os.fork``: its report would be lost), started
+with another environment or with ``-I``/``-E``/``-S``, one that never reported (killed,
+``os._exit``) or could not import this package — makes its test a *spawner* (an audit hook
+watches ``subprocess.Popen``, ``os.system``, ``os.fork``, ``os.posix_spawn``, …; kept in the
+recording's info): its child may have run any of the project's code, so the stage always
+keeps it. Known blind spots, as for any traced selection: code run in a thread started
+before the recording began is not seen; a shared fixture's teardown counts for the test it
+follows; a test that installs its own trace function (a debugger's tests) is left out of
+the recording; a program between the test and a Python child that rewrites the environment
+(``env -i``, ``sudo``) hides that child.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -48,9 +56,13 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
+from impactlens.index import child_trace
+from impactlens.index.child_trace import ChildCode
 from impactlens.index.discover import is_test_file
 from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
+
+Code = CodeType | ChildCode  # a code object the recorder ran, or one a child reported
 
 __all__ = ["IMPORTED", "IMPORT_TIME", "OUTSIDE", "UNPLACED", "LineRuns", "Recorder", "Recording",
            "code_nodes", "decode_lines", "encode_lines", "is_pseudo_test", "save_recording",
@@ -66,27 +78,26 @@ _CALLABLE = (NodeKind.FUNCTION, NodeKind.METHOD)
 _WORST = {"passed": 0, "skipped": 1, "failed": 2}
 
 # the hook's state: module globals, the fastest names a trace function can reach
-_current: set[CodeType] = set()  # code objects run by the current test
-_import_time: set[CodeType] = set()
+_current: set[Code] = set()  # code objects run by the current test
+_import_time: set[Code] = set()
 _importing: list[str] = []  # the files of the module top-level frames executing now
 _lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last switch
 _import_lines: set[tuple[str, CodeType, int]] = set()  # (module file, code, line) at import
 _line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
 _root = "/"  # the project's directory (str), set by Recorder.start
 # the audit events of starting a process (multiprocessing's spawn and forkserver start
-# methods raise none: BaseProcess.start is watched by the trace hook instead)
+# methods raise none: their children report through the environment like any other)
 _SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.fork", "os.forkpty",
                            "os.posix_spawn", "os.spawn", "os.exec", "os.startfile"})
+_BLIND_EVENTS = frozenset({"os.fork", "os.forkpty", "os.spawn", "os.exec", "os.startfile"})
+_ISOLATING = frozenset({"-I", "-E", "-S"})  # python flags that ignore PYTHONPATH or site
 _recorder: Recorder | None = None  # the recorder the audit hook reports to (while tracing)
 _audit_added = False  # audit hooks cannot be removed: added once per process
-_process_start: CodeType | None = None  # multiprocessing.process.BaseProcess.start
 
 
 def _hook(frame: FrameType, event: str, arg: Any) -> Any:
     code = frame.f_code
     _current.add(code)
-    if code is _process_start and _recorder is not None:
-        _recorder.spawned.add(_recorder.running)
     if _importing:
         _import_time.add(code)
     if code.co_name == "<module>":
@@ -127,8 +138,34 @@ def _in_project(filename: str, root: str) -> bool:
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event in _SPAWN_EVENTS and _recorder is not None:
+    if event in _SPAWN_EVENTS and _recorder is not None and _unseen(event, args):
         _recorder.spawned.add(_recorder.running)
+
+
+def _unseen(event: str, args: tuple[Any, ...]) -> bool:
+    """Whether a process start gives a child whose run the recording will not see."""
+    if event in _BLIND_EVENTS:
+        return True
+    try:
+        if event == "os.system":
+            argv: Any = str(args[0]).split()
+            env = None
+        else:  # subprocess.Popen: (executable, args, cwd, env); os.posix_spawn: (path, argv, env)
+            argv, env = args[1], args[-1]
+            argv = argv.split() if isinstance(argv, str | bytes) else argv
+        if any(os.fsdecode(a) in _ISOLATING for a in argv):
+            return True
+        return env is not None and not _reports(env)
+    except Exception:  # an argument of an unexpected shape: assume the worst
+        return True
+
+
+def _reports(env: Mapping[Any, Any]) -> bool:
+    """Whether a child started with ``env`` reports to the running recorder."""
+    get = {os.fsdecode(k): os.fsdecode(v) for k, v in env.items()}.get
+    here = os.environ.get(child_trace.ENV_DIR)
+    return bool(here) and get(child_trace.ENV_DIR) == here and here in (
+        get("PYTHONPATH") or "").split(os.pathsep)
 
 
 def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:
@@ -199,19 +236,22 @@ class Recorder:
     def __init__(self, root: Path, *, lines: bool = True) -> None:
         self.root = root
         self.trace_lines = lines  # False: calls only (no line events, no import placement)
-        self.runs: dict[str, set[CodeType]] = {}
+        self.runs: dict[str, set[Code]] = {}
         self.outcomes: dict[str, str] = {}
         self.untraced: set[str] = set()  # tests that replaced the trace function
-        self.lines: dict[str, dict[CodeType, frozenset[int]]] = {}  # test → code → lines
+        self.lines: dict[str, dict[Code, frozenset[int]]] = {}  # test → code → lines
         self._interned: dict[frozenset[int], frozenset[int]] = {}
         self.shared: dict[str, set[str]] = {}  # test → the shared fixtures it uses
-        self.imports: dict[str, dict[CodeType, frozenset[int]]] = {}  # IMPORTED + file → …
+        self.imports: dict[str, dict[Code, frozenset[int]]] = {}  # IMPORTED + file → …
         self._last = IMPORT_TIME
         self._ours: dict[str, bool] = {}  # co_filename → under the root, not installed
         # the project's modules already imported when tracing began (a pytest plugin
         # imported the package): what their import ran is not in the recording
         self.preimported: set[str] = set()
-        self.spawned: set[str] = set()  # tests (fixture keys, IMPORT_TIME) that started a process
+        # tests (fixture keys, IMPORT_TIME) that started a process the recording cannot see
+        self.spawned: set[str] = set()
+        self._children: Path | None = None  # where children report
+        self._environ: dict[str, str | None] = {}  # what the recording changed, to restore
 
     def start(self) -> None:
         global _current, _root
@@ -229,6 +269,7 @@ class Recorder:
                             and _in_project(f, str(self.root))}
         _current = _import_time
         _watch_spawns(self)
+        self._report_children()
         threading.settrace(_hook)
         sys.settrace(_hook)
 
@@ -241,6 +282,8 @@ class Recorder:
         self._settle()
         _current = self.runs.setdefault(test, set()) if test else _import_time
         self._last = test
+        if self._children is not None:
+            os.environ[child_trace.ENV_TEST] = test
         sys.settrace(_hook)
 
     def _settle(self) -> None:
@@ -282,8 +325,8 @@ class Recorder:
         first test that needs them, what their setup ran counts for every user."""
         self.shared.setdefault(test, set()).update(fixtures)
 
-    def _merge(self, into: dict[CodeType, frozenset[int]],
-               more: Mapping[CodeType, frozenset[int]]) -> None:
+    def _merge(self, into: dict[Code, frozenset[int]], more: Mapping[Any, frozenset[int]]
+               ) -> None:
         for code, lines in more.items():
             old = into.get(code)
             into[code] = lines if old is None else self._intern(old | lines)
@@ -315,8 +358,47 @@ class Recorder:
     def stop(self) -> None:
         global _recorder
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)
         _recorder = None
+        for key, value in self._environ.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        self._environ = {}
+
+    def _report_children(self) -> None:
+        """Have Python children started from now on trace themselves and report here."""
+        self._children = Path(tempfile.mkdtemp(prefix="impactlens-children-"))
+        (self._children / "sitecustomize.py").write_text(child_trace.sitecustomize())
+        path = os.environ.get("PYTHONPATH")
+        values = {child_trace.ENV_DIR: str(self._children),
+                  child_trace.ENV_ROOT: str(self.root),
+                  child_trace.ENV_LINES: "1" if self.trace_lines else "0",
+                  child_trace.ENV_TEST: self._last,
+                  "PYTHONPATH": os.pathsep.join(filter(None, [str(self._children), path]))}
+        for key, value in values.items():
+            self._environ.setdefault(key, os.environ.get(key))
+            os.environ[key] = value
+
+    def _take_children(self) -> None:
+        """Credit what the children ran to the tests that started them; a child that ran
+        unseen makes its test a spawner."""
+        if self._children is None:
+            return
+        got = child_trace.read_reports(self._children)
+        shutil.rmtree(self._children, ignore_errors=True)
+        self._children = None
+        self.spawned |= got.unseen
+        for test, codes in got.ran.items():
+            key = test or IMPORT_TIME
+            if key == IMPORT_TIME:  # a child started outside any test: it ran outside
+                _import_time.update(codes)
+                self._merge(self.lines.setdefault(OUTSIDE, {}), codes)
+                continue
+            self.runs.setdefault(key, set()).update(codes)
+            if self.trace_lines:
+                self._merge(self.lines.setdefault(key, {}), codes)
 
     def finish(self) -> dict[str, Any]:
         """Stop tracing, bring the index up to date and store the recording."""
@@ -325,6 +407,7 @@ class Recorder:
 
         self.stop()
         self._settle()  # what ran after the last switch (session teardown)
+        self._take_children()
         self._credit_shared_fixtures()
         self.untraced.discard(IMPORT_TIME)
         runs = {t: c for t, c in self.runs.items() if t not in self.untraced}
@@ -357,19 +440,16 @@ class Recorder:
 
 def _watch_spawns(recorder: Recorder) -> None:
     """Report process starts to ``recorder`` from now until it stops."""
-    global _recorder, _audit_added, _process_start
+    global _recorder, _audit_added
     _recorder = recorder
     if not _audit_added:
         sys.addaudithook(_audit)
         _audit_added = True
-    import multiprocessing.process
-
-    _process_start = multiprocessing.process.BaseProcess.start.__code__
 
 
-def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeType]],
+def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[Code]],
                    outcomes: Mapping[str, str],
-                   lines: Mapping[str, Mapping[CodeType, Iterable[int]]] | None = None, *,
+                   lines: Mapping[str, Mapping[Code, Iterable[int]]] | None = None, *,
                    head: str = "", preimported: Iterable[str] = (),
                    spawners: Iterable[str] | None = None) -> dict[str, Any]:
     """Replace the store's recording with ``runs`` (test id → code objects it ran;
@@ -403,7 +483,7 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
                 ran.setdefault((tid, nid, path or ""), set())
     spans = {p: [(n.start_line, n.end_line, n.id) for n in ns if n.kind in _CALLABLE]
              for p, ns in in_file.items()}
-    holders: dict[CodeType, list[tuple[int, int, str]]] = {}
+    holders: dict[Code, list[tuple[int, int, str]]] = {}
     for test, by_code in lines.items():
         tid = _import_key(root, base_test_id(test), indexed)
         for c, run in by_code.items():
@@ -432,12 +512,13 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[CodeTyp
 
 
 def spawn_summary(info: Mapping[str, Any]) -> str:
-    """``"; 3 tests start a process …"`` for a recording's info (``""`` if none did)."""
+    """``"; 3 test(s) start a process …"`` for a recording's info (``""`` if none did)."""
     if info.get("spawned_outside"):
         return ("; a process started outside any test: functions no test ran keep the "
                 "static selection")
     n = len(info.get("spawners") or ())
-    return f"; {n} test(s) start a process (always selected: the child is unrecorded)" if n else ""
+    return (f"; {n} test(s) start a process the recording cannot follow (always selected)"
+            if n else "")
 
 
 def _import_key(root: Path, test: str, files: Mapping[str, Any]) -> str:

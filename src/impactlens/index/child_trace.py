@@ -1,0 +1,165 @@
+"""Recording inside a test's child processes (``pytest --impact-record``).
+
+While a recording runs, the recorder puts a directory holding a ``sitecustomize.py`` first on
+``PYTHONPATH`` and names, in the environment, the directory children report to and the test
+running now. A Python child started with that environment imports the stub at start-up,
+which calls :func:`start`: the child writes ``<pid>.start`` (the test's id), traces the
+project's code (the functions and lines run under the project root, outside installed
+packages), writes ``<pid>.ran`` when it first runs some of it and, when it exits normally,
+``<pid>.json``. A child that cannot import this module (another interpreter) writes
+``<pid>.blind``. The recorder reads the reports at the end (:func:`read_reports`) and
+credits what each child ran to the test that started it; a child that ran project code and
+never reported (killed, ``os._exit``, still running) or was blind leaves its test a
+*spawner* — selected for every change, as if the child had run anything. (One that never
+reported but ran none of the project's code — ``multiprocessing``'s resource tracker, a
+server killed before it imported the project — ran nothing a change can reach.)
+
+Standard library only: it runs at every child's start-up, before the child's own code.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any, NamedTuple
+
+__all__ = ["ENV_DIR", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "ChildCode", "Reports",
+           "read_reports", "sitecustomize", "start"]
+
+ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
+ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
+ENV_TEST = "IMPACTLENS_CHILD_TEST"  # the test (or shared fixture key) running in the parent
+ENV_LINES = "IMPACTLENS_CHILD_LINES"  # "1": lines too, "0": functions only
+
+# the stub: stdlib only, silent, then the sitecustomize it shadows (if any) runs as before
+_STUB = '''\
+import os as _os
+def _impactlens():
+    out = _os.environ.get("{dir}")
+    if not out:
+        return
+    try:
+        from impactlens.index.child_trace import start
+        start()
+    except Exception:  # another interpreter: this child's run is not seen
+        try:
+            with open(_os.path.join(out, "%d.blind" % _os.getpid()), "w") as f:
+                f.write(_os.environ.get("{test}", ""))
+        except OSError:
+            pass
+def _chain():  # the sitecustomize this one shadows, if any, runs as it would have
+    import importlib.machinery, importlib.util, sys
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    try:
+        for entry in sys.path:
+            if _os.path.abspath(entry or ".") != here:
+                spec = importlib.machinery.PathFinder.find_spec("sitecustomize", [entry])
+                if spec is not None and spec.loader is not None:
+                    break
+        else:
+            return
+    except Exception:
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+_impactlens()
+_chain()
+del _impactlens, _chain
+'''
+
+
+class ChildCode(NamedTuple):
+    """A code object a child ran, as the parent's recording keys code objects."""
+
+    co_filename: str
+    co_name: str
+    co_firstlineno: int
+
+
+def sitecustomize() -> str:
+    """The ``sitecustomize.py`` the recorder puts first on the children's ``PYTHONPATH``."""
+    return _STUB.format(dir=ENV_DIR, test=ENV_TEST)
+
+
+def start() -> None:
+    """Trace this (child) process's run of the project's code; report it at exit."""
+    out = Path(os.environ[ENV_DIR])
+    root = os.path.join(os.environ.get(ENV_ROOT, "/"), "")  # with the separator
+    lines = os.environ.get(ENV_LINES, "1") == "1"
+    test = os.environ.get(ENV_TEST, "")
+    ran: dict[Any, set[int]] = {}
+    ours: dict[str, bool] = {}
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        ran.setdefault(frame.f_code, set()).add(frame.f_lineno)  # (cleared by a fork)
+        return local
+
+    def hook(frame: FrameType, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        if code not in ran:
+            name = code.co_filename
+            mine = ours.get(name)
+            if mine is None:
+                mine = ours[name] = name.startswith(root) and "site-packages" not in name
+            if not mine:
+                return None
+            if not ran:  # its first code of the project's: if it never reports, that counts
+                _touch(out / f"{os.getpid()}.ran", test)
+            ran[code] = set()
+        return local if lines else None
+
+    def report() -> None:
+        sys.settrace(None)
+        codes = [[c.co_filename, c.co_name, c.co_firstlineno, sorted(x)] for c, x in ran.items()]
+        tmp = out / f"{os.getpid()}.part"
+        with contextlib.suppress(OSError):  # (the recording may be over: nobody to report to)
+            tmp.write_text(json.dumps({"test": test, "codes": codes}))
+            tmp.replace(out / f"{os.getpid()}.json")
+
+    def begin() -> None:  # here, and in a child this one forks (its own pid, its own report)
+        ran.clear()
+        _touch(out / f"{os.getpid()}.start", test)
+
+    begin()
+    os.register_at_fork(after_in_child=begin)
+    atexit.register(report)
+    threading.settrace(hook)
+    sys.settrace(hook)
+
+
+def _touch(path: Path, text: str) -> None:
+    with contextlib.suppress(OSError):  # (the recording may be over: nobody to report to)
+        path.write_text(text)
+
+
+class Reports(NamedTuple):
+    """What the children of a recording reported."""
+
+    ran: dict[str, dict[ChildCode, frozenset[int]]]  # test → code → lines (empty: calls only)
+    unseen: set[str]  # tests with a child that ran blind, or ran project code and never reported
+
+
+def read_reports(out: Path) -> Reports:
+    """The reports in ``out``, keyed by the test that started each child."""
+    ran: dict[str, dict[ChildCode, frozenset[int]]] = {}
+    unseen: set[str] = set()
+    for marker in sorted(out.glob("*.start")):
+        report = marker.with_suffix(".json")
+        try:
+            data = json.loads(report.read_text())
+        except (OSError, ValueError):  # killed, os._exit, still running: what did it run?
+            if marker.with_suffix(".ran").exists():
+                unseen.add(marker.read_text())
+            continue
+        into = ran.setdefault(str(data["test"]), {})
+        for filename, name, first, got in data["codes"]:
+            key = ChildCode(filename, name, int(first))
+            into[key] = into.get(key, frozenset()) | frozenset(got)
+    unseen.update(p.read_text() for p in out.glob("*.blind"))
+    return Reports(ran, unseen)

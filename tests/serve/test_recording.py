@@ -253,11 +253,14 @@ def test_forked_killed_or_isolated_children_make_spawners(
         "                         stdout=subprocess.PIPE, stdin=subprocess.PIPE)\n"
         "    p.stdout.readline()\n    p.kill()\n    p.wait()\n\n\n"
         "def test_isolated():\n"
-        "    subprocess.run([sys.executable, '-I', '-c', 'pass'], check=True)\n"
+        "    subprocess.run([sys.executable, '-I', '-c', 'pass'], check=True)\n\n\n"
+        "def test_grandchild():  # a child it sees starts one it does not\n"
+        "    code = 'import subprocess, sys; subprocess.run([sys.executable, \"-V\"], env={})'\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True)\n"
     )})
     record(repo)
     assert spawners(repo) == [f"tests/test_pool.py::test_{t}"
-                              for t in ("fork", "isolated", "killed")]
+                              for t in ("fork", "grandchild", "isolated", "killed")]
     ran = Store.open(index_path(repo)).test_lines("app.calc.unused")
     assert "tests/test_pool.py::test_spawn" in ran
 

@@ -6,13 +6,15 @@ running now. A Python child started with that environment imports the stub at st
 which calls :func:`start`: the child writes ``<pid>.start`` (the test's id), traces the
 project's code (the functions and lines run under the project root, outside installed
 packages), writes ``<pid>.ran`` when it first runs some of it and, when it exits normally,
-``<pid>.json``. A child that cannot import this module (another interpreter) writes
-``<pid>.blind``. The recorder reads the reports at the end (:func:`read_reports`) and
-credits what each child ran to the test that started it; a child that ran project code and
-never reported (killed, ``os._exit``, still running) or was blind leaves its test a
-*spawner* — selected for every change, as if the child had run anything. (One that never
-reported but ran none of the project's code — ``multiprocessing``'s resource tracker, a
-server killed before it imported the project — ran nothing a change can reach.)
+``<pid>.json``; a child it forks does the same under its own pid. A child that cannot import
+this module (another interpreter), or that starts a process it cannot see in turn (a fresh
+environment, ``exec``), writes ``<pid>.blind``. The recorder reads the reports at the end
+(:func:`read_reports`) and credits what each child ran to the test that started it; a child
+that ran project code and never reported (killed, ``os._exit``, still running) or was blind
+leaves its test a *spawner* — selected for every change, as if the child had run anything.
+(One that never reported but ran none of the project's code — ``multiprocessing``'s
+resource tracker, a server killed before it imported the project — ran nothing a change
+can reach.)
 
 Standard library only: it runs at every child's start-up, before the child's own code.
 """
@@ -25,12 +27,13 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 from typing import Any, NamedTuple
 
-__all__ = ["ENV_DIR", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "ChildCode", "Reports",
-           "read_reports", "sitecustomize", "start"]
+__all__ = ["ENV_DIR", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode", "Reports",
+           "read_reports", "sitecustomize", "start", "unseen"]
 
 ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
 ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
@@ -72,6 +75,44 @@ _impactlens()
 _chain()
 del _impactlens, _chain
 '''
+
+
+# the audit events of starting a process (multiprocessing's spawn and forkserver start
+# methods raise none: their children report through the environment like any other)
+SPAWNS = frozenset({"subprocess.Popen", "os.system", "os.fork", "os.forkpty", "os.posix_spawn",
+                    "os.spawn", "os.exec", "os.startfile"})
+_BLIND = frozenset({"os.exec", "os.spawn", "os.startfile"})  # what ran before exec is lost
+_ISOLATING = frozenset({"-I", "-E", "-S"})  # python flags that ignore PYTHONPATH or site
+
+
+def unseen(event: str, args: tuple[Any, ...]) -> bool:
+    """Whether a process start (an audit event in :data:`SPAWNS` other than a fork, which
+    the caller judges) gives a child the recording will not see: an ``exec``, a fresh
+    environment, or a Python flag that skips ``PYTHONPATH`` or ``site``."""
+    if event in _BLIND:
+        return True
+    if event in ("os.fork", "os.forkpty"):
+        return False
+    try:
+        if event == "os.system":
+            argv: Any = str(args[0]).split()
+            env = None
+        else:  # subprocess.Popen: (executable, args, cwd, env); os.posix_spawn: (path, argv, env)
+            argv, env = args[1], args[-1]
+            argv = argv.split() if isinstance(argv, str | bytes) else argv
+        if any(os.fsdecode(a) in _ISOLATING for a in argv):
+            return True
+        return env is not None and not _reports(env)
+    except Exception:  # an argument of an unexpected shape: assume the worst
+        return True
+
+
+def _reports(env: Mapping[Any, Any]) -> bool:
+    """Whether a child started with ``env`` reports to the running recording."""
+    get = {os.fsdecode(k): os.fsdecode(v) for k, v in env.items()}.get
+    here = os.environ.get(ENV_DIR)
+    return bool(here) and get(ENV_DIR) == here and here in (get("PYTHONPATH") or "").split(
+        os.pathsep)
 
 
 class ChildCode(NamedTuple):
@@ -126,8 +167,13 @@ def start() -> None:
         ran.clear()
         _touch(out / f"{os.getpid()}.start", test)
 
+    def audit(event: str, args: tuple[Any, ...]) -> None:  # a grandchild it cannot see
+        if event in SPAWNS and unseen(event, args):
+            _touch(out / f"{os.getpid()}.blind", test)
+
     begin()
     os.register_at_fork(after_in_child=begin)
+    sys.addaudithook(audit)
     atexit.register(report)
     threading.settrace(hook)
     sys.settrace(hook)

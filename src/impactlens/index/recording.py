@@ -85,12 +85,8 @@ _lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last swi
 _import_lines: set[tuple[str, CodeType, int]] = set()  # (module file, code, line) at import
 _line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
 _root = "/"  # the project's directory (str), set by Recorder.start
-# the audit events of starting a process (multiprocessing's spawn and forkserver start
-# methods raise none: their children report through the environment like any other)
-_SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.fork", "os.forkpty",
-                           "os.posix_spawn", "os.spawn", "os.exec", "os.startfile"})
-_BLIND_EVENTS = frozenset({"os.fork", "os.forkpty", "os.spawn", "os.exec", "os.startfile"})
-_ISOLATING = frozenset({"-I", "-E", "-S"})  # python flags that ignore PYTHONPATH or site
+# a forked copy of this process runs its tracer, whose record the copy never hands back
+_FORKS = frozenset({"os.fork", "os.forkpty"})
 _recorder: Recorder | None = None  # the recorder the audit hook reports to (while tracing)
 _audit_added = False  # audit hooks cannot be removed: added once per process
 
@@ -138,34 +134,9 @@ def _in_project(filename: str, root: str) -> bool:
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event in _SPAWN_EVENTS and _recorder is not None and _unseen(event, args):
+    if (_recorder is not None and event in child_trace.SPAWNS
+            and (event in _FORKS or child_trace.unseen(event, args))):
         _recorder.spawned.add(_recorder.running)
-
-
-def _unseen(event: str, args: tuple[Any, ...]) -> bool:
-    """Whether a process start gives a child whose run the recording will not see."""
-    if event in _BLIND_EVENTS:
-        return True
-    try:
-        if event == "os.system":
-            argv: Any = str(args[0]).split()
-            env = None
-        else:  # subprocess.Popen: (executable, args, cwd, env); os.posix_spawn: (path, argv, env)
-            argv, env = args[1], args[-1]
-            argv = argv.split() if isinstance(argv, str | bytes) else argv
-        if any(os.fsdecode(a) in _ISOLATING for a in argv):
-            return True
-        return env is not None and not _reports(env)
-    except Exception:  # an argument of an unexpected shape: assume the worst
-        return True
-
-
-def _reports(env: Mapping[Any, Any]) -> bool:
-    """Whether a child started with ``env`` reports to the running recorder."""
-    get = {os.fsdecode(k): os.fsdecode(v) for k, v in env.items()}.get
-    here = os.environ.get(child_trace.ENV_DIR)
-    return bool(here) and get(child_trace.ENV_DIR) == here and here in (
-        get("PYTHONPATH") or "").split(os.pathsep)
 
 
 def _module_exit(frame: FrameType, event: str, arg: Any) -> Any:

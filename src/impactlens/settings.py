@@ -92,12 +92,6 @@ class Settings:
     # replaced; impact/taskrel.py). 2.0 chosen on the development repos (1.0: R@1 0.647,
     # 2.0: 0.675, 4.0: 0.670; R@3 0.808 for each), also part of the "lexical" channel
     edit_relevance_weight: float = 2.0
-    # … and + this for a hard-edge neighbour at distance 1 (a direct caller, reader, …):
-    # hard_conf = lex at distance 1, so a direct caller whose names share little with the
-    # changed function fell below every co-change partner. 0.5 chosen on the development
-    # repos (0 / 0.5 / 1 / 2: R@1 0.675 / 0.688 / 0.695 / 0.640, R@3 0.808 / 0.822 / 0.822 /
-    # 0.822; 1 lowers pyflakes' P@1, 0.5 lowers no repository's), part of the "walk" channel
-    near_weight: float = 0.5
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32

@@ -105,19 +105,3 @@ def test_edit_weight_zero_and_the_lexical_ablation_switch_the_edit_text_off():
     assert may_files(run("", after=PROMPTING, edit_weight=0.0)) == expected
     no_lex = DEFAULT.channels - {"lexical"}
     assert may_files(run("", after=PROMPTING, channels=no_lex)) == expected
-
-
-def test_a_direct_caller_is_ordered_above_a_slightly_stronger_co_change_partner():
-    g = graph()
-    g.fn("app.main.run", "def run():")
-    g.call("app.main.run", "app.cli.parse")  # the edit changes what parse returns: it escapes
-
-    def order(near: float) -> list[str]:
-        settings = DEFAULT.replace(near_weight=near)
-        res = run_pipeline(g, [FileChange("app/cli.py", BEFORE, AFTER)], module_of=module_of,
-                           co_change={"app/cli.py": [("app/formatting.py", 0.55)]},
-                           settings=settings)
-        return [e.file for e in res.triage.may_impact]
-
-    assert order(0.0) == ["app/formatting.py", "app/main.py"]  # by conf: lex 0.08 < 0.55
-    assert order(DEFAULT.near_weight) == ["app/main.py", "app/formatting.py"]

@@ -113,8 +113,8 @@ def run_pipeline(
                                                        settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
-    tri = _ordered(graph, tri, task if "lexical" in channels else "",
-                   "\n".join(edit_text) if "lexical" in channels else "", settings)
+    if "lexical" in channels:
+        tri = _by_relevance(graph, tri, task, "\n".join(edit_text), settings)
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}
@@ -139,15 +139,14 @@ def run_pipeline(
     )
 
 
-def _ordered(graph: GraphView, tri: Triage, task: str, edit: str,
-             settings: Settings) -> Triage:
-    """The buckets ordered by :func:`triage.order_score`: the task text's and the edit's
-    relevance to each file, and a direct neighbour's nearness (or as merged: by conf)."""
+def _by_relevance(graph: GraphView, tri: Triage, task: str, edit: str,
+                  settings: Settings) -> Triage:
+    """The buckets ordered by the task text's and the edit's relevance to each file."""
     files = {e.file for e in (*tri.must_inspect, *tri.may_impact) if e.file}
     by_task, by_edit = relevances(graph, [task if settings.task_relevance_weight else "",
                                           edit if settings.edit_relevance_weight else ""],
                                   files)
-    if not by_task and not by_edit and not settings.near_weight:
+    if not by_task and not by_edit:
         return tri
     return triage_stage.by_relevance(tri, by_task, by_edit, settings)
 

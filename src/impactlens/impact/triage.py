@@ -528,11 +528,9 @@ def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
 
 def order_score(e: TriageEntry, settings: Settings = DEFAULT) -> float:
     """What orders entries within a bucket: the confidence, raised by the task text's and
-    the edit's relevance to the entry's file (impact/taskrel.py) and for a hard-edge
-    neighbour at distance 1 (``settings.near_weight``)."""
+    the edit's relevance to the entry's file (impact/taskrel.py)."""
     return (e.conf + settings.task_relevance_weight * e.relevance
-            + settings.edit_relevance_weight * e.edit_relevance
-            + (settings.near_weight if e.hard and e.distance == 1 else 0.0))
+            + settings.edit_relevance_weight * e.edit_relevance)
 
 
 def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, float],

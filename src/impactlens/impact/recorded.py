@@ -22,8 +22,9 @@ Per change, with ``R`` = the tests recorded running the changed function:
 - where those lines (or the function) ran while a module was being imported — a class
   decorator, a registry call — the tests defined in that module or importing it (directly
   or through other modules' top-level imports, the static map's import-time rule) are
-  added; if the importing module is outside the index or a ``conftest.py``, or the lines
-  ran outside any test and any import (a hook), the static map stays;
+  added; if the importing module is a ``conftest.py`` or outside the index (a plugin), or
+  the lines ran outside any test and any import (a hook), every recorded test is: an error
+  there stops pytest before any test runs;
 - a module a pytest plugin imported before the recording began ran its import-time code
   unrecorded: a change in its file keeps the static selection beside the recorded one;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
@@ -73,6 +74,7 @@ class RecordedTests:
     at_import: list[str] = field(default_factory=list)  # … that ran at some module's import
     docs: list[str] = field(default_factory=list)  # … whose docstring changed
     early: list[str] = field(default_factory=list)  # … in modules imported before recording
+    session: list[str] = field(default_factory=list)  # … run while pytest starts: every test
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
                settings: Settings = DEFAULT, graph: GraphView | None = None
@@ -124,15 +126,18 @@ class RecordedTests:
     def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
                    ran: set[str]) -> set[str] | None:
         """The tests that ran the touched lines of ``seed`` (any line, for a whole-function
-        change), and those a module whose import ran them can affect; ``None`` when the
-        recording cannot say (lines unrecorded, run outside any test or import, imported by
-        code outside the index or by a ``conftest.py``). ``ran``: the tests that ran it."""
+        change), and those a module whose import ran them can affect — every recorded test
+        when they ran outside any test (a pytest hook) or at the import of a ``conftest.py``
+        or of code outside the index (a plugin): a failure there stops the whole session.
+        ``None`` when the recording cannot say (lines unrecorded, a module it cannot place).
+        ``ran``: the tests that ran it."""
         got = self.recording.runs_lines(seed, touched.lines if touched.scope == "lines"
                                         else None)
         if got is None:
             return None if IMPORT_TIME in ran else ran
-        if got.outside:
-            return None
+        if got.outside or any(_at_startup(p) for p in got.imports):
+            self.session.append(seed)  # an error there stops pytest before any test runs
+            return set(self.recording.tests)
         tests = set(got.tests)
         if got.imports:
             affected = self._import_observers(got.imports, graph)
@@ -148,9 +153,8 @@ class RecordedTests:
 
     def _import_observers(self, paths: set[str], graph: GraphView | None) -> set[str] | None:
         """Tests in, or importing, the modules at ``paths`` (their import ran the change)."""
-        if graph is None or any(p == UNPLACED or p.rsplit("/", 1)[-1] == "conftest.py"
-                                for p in paths):
-            return None  # a conftest's import reaches every test under it, not its importers
+        if graph is None:
+            return None
         modules = [next((n.id for n in self.recording.store.nodes_in_file(p)
                          if n.kind is NodeKind.MODULE), None) for p in sorted(paths)]
         if None in modules:
@@ -175,8 +179,16 @@ class RecordedTests:
                 if self.docs else "")
         docs += (f"; {len(self.early)} in modules imported before the recording began (by a "
                  "pytest plugin): with the static selection" if self.early else "")
+        docs += (f"; {len(self.session)} ran while pytest starts (a conftest's import, a "
+                 "plugin, a hook): every recorded test" if self.session else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
                 f"changed function(s) to those that ran them{lines}{imports}{docs}{unrun}")
+
+
+def _at_startup(path: str) -> bool:
+    """Whether a module imported at ``path`` is imported while pytest starts: a
+    ``conftest.py``, or code outside the index (a plugin)."""
+    return path == UNPLACED or path.rsplit("/", 1)[-1] == "conftest.py"
 
 
 def _doc_readers(doc: str, seed: str, hits: Sequence[TestImpact]) -> set[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from impactlens.api import Project
-from impactlens.impact.recorded import RECORDED, SUBPROCESS
+from impactlens.impact.recorded import RECORDED, STARTUP, SUBPROCESS
 from impactlens.index.recording import IMPORT_TIME, code_nodes
 from impactlens.index.store import Store, index_path
 from impactlens.model import Node, NodeKind
@@ -145,10 +145,11 @@ def test_a_function_run_at_import_selects_the_tests_importing_that_module(
     assert "1 ran at import: with the tests importing those modules" in note
 
 
-def test_a_module_a_plugin_imported_before_the_recording_keeps_the_static_selection(
+def test_a_module_a_plugin_imported_before_the_recording_selects_every_test(
         make_repo: Callable[..., Path]) -> None:
     # a pytest plugin imports app.boot before recording starts: what `register` did at that
-    # import is not recorded, only its run inside test_register
+    # import is not recorded (only its run inside test_register), and an error there would
+    # stop pytest before any test ran
     repo = make_repo({**APP,
                       "early_plugin.py": "import sys\n\nsys.path.insert(0, 'src')\n"
                                          "import app.boot  # noqa: E402,F401\n",
@@ -159,7 +160,8 @@ def test_a_module_a_plugin_imported_before_the_recording_keeps_the_static_select
     boot = APP["src/app/boot.py"].replace("REG.append(f.__name__)", "REG.insert(0, f.__name__)")
     (repo / "src/app/boot.py").write_text(boot)
     tests, note = validate(repo)
-    assert {"tests/test_boot.py::test_reg", "tests/test_register.py::test_register"} <= tests
+    assert tests == set(Store.open(index_path(repo)).recorded_tests())
+    assert relations(repo)["tests/test_calc.py::test_add"] == STARTUP
     assert "1 in modules imported before the recording began" in note
     info = json.loads(Store.open(index_path(repo)).recording_info() or "{}")
     assert "src/app/boot.py" in info["preimported"]

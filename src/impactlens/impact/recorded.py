@@ -23,10 +23,10 @@ Per change, with ``R`` = the tests recorded running the changed function:
   decorator, a registry call — the tests defined in that module or importing it (directly
   or through other modules' top-level imports, the static map's import-time rule) are
   added; if the importing module is a ``conftest.py`` or outside the index (a plugin), or
-  the lines ran outside any test and any import (a hook), every recorded test is: an error
-  there stops pytest before any test runs;
+  the lines ran outside any test and any import (a hook), every recorded test is (relation
+  ``STARTUP``): an error there stops pytest before any test runs;
 - a module a pytest plugin imported before the recording began ran its import-time code
-  unrecorded: a change in its file keeps the static selection beside the recorded one;
+  unrecorded, while pytest started: a change in its file selects every recorded test;
 - a test in ``R`` is selected at the ``TESTS`` weight, relation ``RECORDED``;
 - a test that started a process (the recording's *spawners*) may have run the change in the
   child, unrecorded: it is selected for every change, at the same weight, relation
@@ -55,6 +55,7 @@ __all__ = ["RecordedTests", "recorded_tests"]
 
 RECORDED = "RECORDED"
 SUBPROCESS = "SUBPROCESS"  # the test starts a process, which the recording did not follow
+STARTUP = "STARTUP"  # the change ran (or may have run) while pytest starts: every test
 _KINDS = frozenset({"function", "method"})
 _TYPES = frozenset({ChangeType.METHOD_BODY, ChangeType.METHOD_SIGNATURE,
                     ChangeType.CONSTRUCTOR, ChangeType.DELETE})
@@ -82,37 +83,45 @@ class RecordedTests:
         """``hits`` (the static selection of ``change``) narrowed by the recording, with the
         tests that start a process (their child may run the change, unrecorded); ``graph``
         places what ran at import time (without it, such a change keeps ``hits``)."""
-        kept = self._narrow(change, seed, hits, settings, graph)
-        have = {t.test_id for t in kept}
+        kept, every = self._narrow(change, seed, hits, settings, graph)
         w = settings.test_edge_weights["TESTS"]
-        kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=SUBPROCESS)
-                 for t in sorted((self.recording.spawners or frozenset()) - have)]
+        for extra, relation in ((self.recording.spawners or frozenset(), SUBPROCESS),
+                                (self.recording.tests if every else frozenset(), STARTUP)):
+            have = {t.test_id for t in kept}
+            kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=relation)
+                     for t in sorted(extra - have)]
         return sorted(kept, key=lambda t: (-t.conf, t.test_id))
 
     def _narrow(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
-                settings: Settings, graph: GraphView | None) -> list[TestImpact]:
+                settings: Settings, graph: GraphView | None) -> tuple[list[TestImpact], bool]:
+        """The selection and whether every recorded test joins it (the change may stop
+        pytest from starting)."""
         if (change.kind not in _KINDS or change.change_type not in _TYPES
                 or change.file not in self.fresh_files):
-            return list(hits)
+            return list(hits), False
+        if change.file in self.recording.preimported:  # what its import ran is unrecorded
+            self.early.append(seed)
+            self.narrowed.append(seed)
+            return list(hits), True
         ran = self.recording.runs(seed)
         if not ran and self.recording.spawners is None:
-            return list(hits)  # it may have run only in a child process nobody watched
+            return list(hits), False  # it may have run only in a child process nobody watched
         touched = _touched(change)
         observers = (set() if not ran or (touched.doc and touched.scope == "lines"
                                           and not touched.lines)
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
-            return list(hits)
+            return list(hits), False
+        if seed in self.session:
+            self.narrowed.append(seed)
+            return list(hits), True
         if not ran:
             self.unrun.append(seed)
         doctest = f"{change.file}::{seed}"  # its own doctest, when the suite collects them
         if touched.doc and doctest in self.recording.tests:
             observers.add(doctest)
         unknown = self.stale | (set(t.test_id for t in hits) - self.recording.tests)
-        early = change.file in self.recording.preimported  # its import ran unrecorded
-        readers = {t.test_id for t in hits} if early else _doc_readers(touched.doc, seed, hits)
-        if early:
-            self.early.append(seed)
+        readers = _doc_readers(touched.doc, seed, hits)
         kept = [t for t in hits if t.test_id in unknown | readers]
         observers -= readers
         if touched.doc:
@@ -121,7 +130,7 @@ class RecordedTests:
         kept += [TestImpact(file=change.file, test_id=t, conf=w, via=seed, relation=RECORDED)
                  for t in sorted(observers - self.stale)]
         self.narrowed.append(seed)
-        return kept
+        return kept, False
 
     def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
                    ran: set[str]) -> set[str] | None:
@@ -137,7 +146,7 @@ class RecordedTests:
             return None if IMPORT_TIME in ran else ran
         if got.outside or any(_at_startup(p) for p in got.imports):
             self.session.append(seed)  # an error there stops pytest before any test runs
-            return set(self.recording.tests)
+            return set()
         tests = set(got.tests)
         if got.imports:
             affected = self._import_observers(got.imports, graph)
@@ -178,7 +187,7 @@ class RecordedTests:
         docs = (f"; {len(self.docs)} docstring edit(s): with the tests that can read it"
                 if self.docs else "")
         docs += (f"; {len(self.early)} in modules imported before the recording began (by a "
-                 "pytest plugin): with the static selection" if self.early else "")
+                 "pytest plugin): every recorded test" if self.early else "")
         docs += (f"; {len(self.session)} ran while pytest starts (a conftest's import, a "
                  "plugin, a hook): every recorded test" if self.session else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "

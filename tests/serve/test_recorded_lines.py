@@ -284,6 +284,22 @@ def test_lines_run_at_a_conftest_import_or_in_a_hook_select_every_test(
         assert "1 ran while pytest starts" in note
 
 
+def test_lines_run_at_an_import_a_conftest_began_select_every_test(
+        make_repo: Callable[..., Path]) -> None:
+    # the conftest imports app.lib, whose import registers through the changed branch: the
+    # innermost module is app/lib.py, the chain began at the conftest's import
+    repo = make_repo({**REGISTRY, "tests/test_special.py": "def test_x():\n    pass\n",
+                      "src/app/lib.py": "from app.reg import register\n\n\n"
+                                        "register(print, kind='c')\n",
+                      "tests/conftest.py": "import app.lib  # noqa: F401\n"})
+    record(repo)
+    (repo / "src/app/reg.py").write_text(REG.replace("kind + f.__name__", "f.__name__ + kind"))
+    tests, note = validate(repo)
+    assert "tests/test_special.py::test_x" in tests  # imports nothing, breaks all the same
+    assert tests == set(Store.open(index_path(repo)).recorded_tests())
+    assert "1 ran while pytest starts" in note
+
+
 def test_a_def_line_run_by_its_class_body_is_not_a_line_of_the_method(
         make_repo: Callable[..., Path]) -> None:
     repo = make_repo({

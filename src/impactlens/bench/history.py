@@ -706,7 +706,7 @@ def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeou
     cache, else run (and cached). ``None`` when the recording run did not complete."""
     from impactlens.index.recording import Recording
 
-    path = _cache_file(cache, sha, "record-8", extra)
+    path = _cache_file(cache, sha, "record-9", extra)
     if path is not None and path.exists():
         data = json.loads(path.read_text())
         with store.transaction():

@@ -11,8 +11,9 @@ module's top-level code is followed to its ``return`` (lines off) to know which 
 being imported: every function called meanwhile — a class decorator, a registry call — is
 import-time too, even when a test triggered the import, and the lines it runs are also
 credited to the innermost module being imported (``IMPORTED`` + its path), so a change to
-them reaches the tests defined in or importing that module. Lines run between tests outside
-any import (a pytest hook, a plugin) are kept under ``OUTSIDE``.
+them reaches the tests defined in or importing that module, and to the outermost one, whose
+import began the chain (a ``conftest.py`` importing the package: every test). Lines run
+between tests outside any import (a pytest hook, a plugin) are kept under ``OUTSIDE``.
 
 At the end, code objects of the indexed non-test files are mapped to the index's function
 and method nodes (file, name, first line inside the node's lines; nested functions by the
@@ -116,11 +117,14 @@ def _line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add) -> Any
 def _import_line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add,
                  _add_import: Any = _import_lines.add) -> Any:
     """The local tracer of a frame started while a module is being imported: its lines
-    are also credited to the innermost module being imported."""
+    are also credited to the innermost module being imported, and to the outermost — the
+    import that began the chain (a ``conftest.py``'s: an error there stops the session)."""
     code, line = frame.f_code, frame.f_lineno
     _add((code, line))
     if _importing:
         _add_import((_importing[-1], code, line))
+        if len(_importing) > 1:
+            _add_import((_importing[0], code, line))
     return _import_line
 
 

@@ -236,7 +236,15 @@ def test_a_child_the_recording_cannot_see_keeps_its_test_for_any_change(
 
 def test_forked_killed_or_isolated_children_make_spawners(
         make_repo: Callable[..., Path]) -> None:
-    repo = make_repo({**APP, "tests/test_pool.py": (
+    repo = make_repo({**APP, "src/app/proc.py": (
+        "import os\n\n\n"
+        "def fork_and_exit():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:  # the copy goes on in this frame, then leaves without a report\n"
+        "        pid = -1\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(pid, 0)\n"
+    ), "tests/test_pool.py": (
         "import multiprocessing\nimport os\nimport subprocess\nimport sys\n\n"
         "from app.calc import unused\n\n\n"
         "def run(method):\n"
@@ -256,13 +264,18 @@ def test_forked_killed_or_isolated_children_make_spawners(
         "    p.stdout.readline()\n    p.kill()\n    p.wait()\n\n\n"
         "def test_isolated():\n"
         "    subprocess.run([sys.executable, '-I', '-c', 'pass'], check=True)\n\n\n"
+        "def test_child_forks():  # a child it sees forks, in project code, one it does not\n"
+        "    code = 'import app.proc; app.proc.fork_and_exit()'\n"
+        "    path = os.pathsep.join(['src', os.environ['PYTHONPATH']])\n"
+        "    env = {**os.environ, 'PYTHONPATH': path}\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True, env=env)\n\n\n"
         "def test_grandchild():  # a child it sees starts one it does not\n"
         "    code = 'import subprocess, sys; subprocess.run([sys.executable, \"-V\"], env={})'\n"
         "    subprocess.run([sys.executable, '-c', code], check=True)\n"
     )})
     record(repo)
-    assert spawners(repo) == [f"tests/test_pool.py::test_{t}"
-                              for t in ("fork", "grandchild", "isolated", "killed")]
+    assert spawners(repo) == [f"tests/test_pool.py::test_{t}" for t in (
+        "child_forks", "fork", "grandchild", "isolated", "killed")]
     ran = Store.open(index_path(repo)).test_lines("app.calc.unused")
     assert "tests/test_pool.py::test_spawn" in ran
 

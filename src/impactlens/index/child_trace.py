@@ -164,8 +164,10 @@ def start() -> None:
             tmp.replace(out / f"{os.getpid()}.json")
 
     def begin() -> None:  # here, and in a child this one forks (its own pid, its own report)
-        ran.clear()
         _touch(out / f"{os.getpid()}.start", test)
+        if ran:  # forked amid the project's code: it may go on running it, unannounced
+            _touch(out / f"{os.getpid()}.ran", test)
+        ran.clear()
 
     def audit(event: str, args: tuple[Any, ...]) -> None:  # a grandchild it cannot see
         if event in SPAWNS and unseen(event, args):

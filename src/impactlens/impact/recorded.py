@@ -56,6 +56,7 @@ __all__ = ["RecordedTests", "recorded_tests"]
 RECORDED = "RECORDED"
 SUBPROCESS = "SUBPROCESS"  # the test starts a process, which the recording did not follow
 STARTUP = "STARTUP"  # the change ran (or may have run) while pytest starts: every test
+_EVERY: set[str] = set()  # the observers of a change run while pytest starts: every test
 _KINDS = frozenset({"function", "method"})
 _TYPES = frozenset({ChangeType.METHOD_BODY, ChangeType.METHOD_SIGNATURE,
                     ChangeType.CONSTRUCTOR, ChangeType.DELETE})
@@ -112,7 +113,7 @@ class RecordedTests:
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits), False
-        if seed in self.session:
+        if observers is _EVERY:
             self.narrowed.append(seed)
             return list(hits), True
         if not ran:
@@ -138,15 +139,15 @@ class RecordedTests:
         change), and those a module whose import ran them can affect — every recorded test
         when they ran outside any test (a pytest hook) or at the import of a ``conftest.py``
         or of code outside the index (a plugin): a failure there stops the whole session.
-        ``None`` when the recording cannot say (lines unrecorded, a module it cannot place).
-        ``ran``: the tests that ran it."""
+        (:data:`_EVERY`). ``None`` when the recording cannot say (lines unrecorded, a module
+        it cannot place). ``ran``: the tests that ran it."""
         got = self.recording.runs_lines(seed, touched.lines if touched.scope == "lines"
                                         else None)
         if got is None:
             return None if IMPORT_TIME in ran else ran
         if got.outside or any(_at_startup(p) for p in got.imports):
             self.session.append(seed)  # an error there stops pytest before any test runs
-            return set()
+            return _EVERY
         tests = set(got.tests)
         if got.imports:
             affected = self._import_observers(got.imports, graph)

@@ -33,7 +33,7 @@ from types import FrameType
 from typing import Any, NamedTuple
 
 __all__ = ["ENV_DIR", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode", "Reports",
-           "read_reports", "sitecustomize", "start", "unseen"]
+           "in_project", "read_reports", "sitecustomize", "start", "unseen"]
 
 ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
 ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
@@ -147,7 +147,7 @@ def start() -> None:
             name = code.co_filename
             mine = ours.get(name)
             if mine is None:
-                mine = ours[name] = name.startswith(root) and "site-packages" not in name
+                mine = ours[name] = in_project(name, root)
             if not mine:
                 return None
             if not ran:  # its first code of the project's: if it never reports, that counts
@@ -179,6 +179,11 @@ def start() -> None:
     atexit.register(report)
     threading.settrace(hook)
     sys.settrace(hook)
+
+
+def in_project(filename: str, root: str) -> bool:
+    """Whether a code object's file is the project's own (under ``root``, not installed)."""
+    return filename.startswith(root) and "site-packages" not in filename
 
 
 def _touch(path: Path, text: str) -> None:

@@ -58,7 +58,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from impactlens.index import child_trace
-from impactlens.index.child_trace import ChildCode
+from impactlens.index.child_trace import ChildCode, in_project
 from impactlens.index.discover import is_test_file
 from impactlens.index.store import Store
 from impactlens.model import Node, NodeKind
@@ -129,12 +129,7 @@ def _import_line(frame: FrameType, event: str, arg: Any, _add: Any = _lines.add,
 
 
 def _traces_lines(filename: str) -> bool:
-    return _in_project(filename, _root) and not is_test_file(filename)
-
-
-def _in_project(filename: str, root: str) -> bool:
-    """Whether a code object's file is the project's own (under ``root``, not installed)."""
-    return filename.startswith(root) and "site-packages" not in filename
+    return in_project(filename, _root) and not is_test_file(filename)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -241,7 +236,7 @@ class Recorder:
         _root = str(self.root) if self.trace_lines else "\0"  # "\0": no file's prefix
         self.preimported = {f for m in list(sys.modules.values())
                             if isinstance(f := getattr(m, "__file__", None), str)
-                            and _in_project(f, str(self.root))}
+                            and in_project(f, str(self.root))}
         _current = _import_time
         _watch_spawns(self)
         self._report_children()
@@ -320,7 +315,7 @@ class Recorder:
     def _is_ours(self, filename: str) -> bool:
         ours = self._ours.get(filename)
         if ours is None:
-            ours = self._ours[filename] = _in_project(filename, str(self.root))
+            ours = self._ours[filename] = in_project(filename, str(self.root))
         return ours
 
     def outcome(self, outcome: str) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from impactlens.impact.statements import touched_statements
+from impactlens.impact.statements import INERT, touched_statements
 
 F = textwrap.dedent('''\
     @deco
@@ -215,3 +217,86 @@ def test_a_nested_generator_resumes_mid_body() -> None:
     got = touched_statements(gen, gen.replace("        yield out",
                                               "        log(out)\n        yield out"))
     assert (got.scope, sorted(got.lines)) == ("lines", [4, 5, 6])
+
+
+INIT = textwrap.dedent('''\
+    def __init__(self, name, parent=None):
+        self.name = name
+        # where it hangs
+        self.parent = parent
+
+        self.children = []
+    ''')
+
+
+def every_attribute(stores: Mapping[str, int]) -> set[str]:
+    return set(stores)
+
+
+def test_a_store_nothing_reads_adds_no_line() -> None:
+    after = INIT.replace("    self.children = []\n",
+                         "    self.children = []\n    # new\n"
+                         "    self.soft = False\n    self.level = -1\n")
+    got = touched_statements(INIT, after, every_attribute)
+    assert (got.scope, got.lines, got.why) == ("lines", frozenset(), INERT)
+    # without the project's word on it, the store is a statement like any other
+    assert touched_statements(INIT, after).lines == frozenset({6})
+    # an attribute something reads keeps its store
+    got = touched_statements(INIT, after, lambda stores: {"level"})
+    assert got.lines == frozenset({6}) and got.why != INERT
+
+
+def test_only_the_edits_own_stores_are_asked_about() -> None:
+    asked: list[dict[str, int]] = []
+
+    def spy(stores: Mapping[str, int]) -> set[str]:
+        asked.append(dict(stores))
+        return set(stores)
+
+    after = INIT.replace("    self.parent = parent\n",
+                         "    self.parent = parent\n    self.name = 'x'\n")
+    assert touched_statements(INIT, after, spy).why == INERT
+    assert asked == [{"name": 2}]  # the edit's store of `name`, and the unchanged one
+
+
+def test_a_mixed_edit_keeps_the_rest() -> None:
+    after = INIT.replace("    self.parent = parent\n",
+                         "    self.parent = parent\n    self.flag = True\n") \
+        .replace("self.children = []", "self.children = list(name)")
+    got = touched_statements(INIT, after, lambda stores: {"flag"} & set(stores))
+    assert (got.scope, sorted(got.lines)) == ("lines", [6])  # the changed `children` store
+
+
+@pytest.mark.parametrize("store", [
+    "self.flag = compute()",           # runs code
+    "self.flag = other",               # a global: may be unbound
+    "self.flag = name.upper",          # an attribute read
+    "self.flag = {[]: 1}",             # a key that does not hash
+    "self.flag += 1",                  # reads it first
+    "self.flag, self.x = 1, 2",        # not a plain store
+    "x = 1; self.flag = 1",            # shares its line
+    "self.__flag = 1",                 # a mangled name, reachable as _Cls__flag
+    "other.flag = 1",                  # not the instance
+])
+def test_a_store_that_may_run_code_or_fail_is_a_statement(store: str) -> None:
+    after = INIT.replace("    self.children = []\n",
+                         f"    self.children = []\n    {store}\n")
+    assert touched_statements(INIT, after, every_attribute).lines == frozenset({6})
+
+
+def test_a_rebound_instance_or_decorated_method_keeps_every_store() -> None:
+    rebound = INIT + "    self = parent\n"
+    after = rebound.replace("    self.children = []\n",
+                            "    self.children = []\n    self.flag = 1\n")
+    assert touched_statements(rebound, after, every_attribute).lines == frozenset({6})
+    decorated = "@wraps\n" + INIT
+    after = decorated.replace("    self.children = []\n",
+                              "    self.children = []\n    self.flag = 1\n")
+    assert touched_statements(decorated, after, every_attribute).lines == frozenset({7})
+
+
+def test_a_store_alone_in_its_block_stays() -> None:
+    src = "def f(self, x):\n    if x:\n        pass\n    return x\n"
+    after = src.replace("        pass\n", "        self.flag = 1\n")
+    # blanking it would leave an empty block: the store is compared like any statement
+    assert touched_statements(src, after, every_attribute).lines == frozenset({3})

@@ -323,3 +323,34 @@ def test_a_functions_only_recording_selects_every_test_that_ran_the_function(
     tests, note = edit(repo, "label = 'neg'", "label = 'negative'")
     assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}
     assert "functions only" in note and "changed statements" not in note
+
+
+BOX = (
+    "class Box:\n"
+    "    def __init__(self, items):\n"
+    "        self.items = list(items)\n"
+    "\n"
+    "    def size(self):\n"
+    "        return len(self.items)\n"
+)
+BOXES: dict[str, str] = {
+    **{k: v for k, v in APP.items() if not k.startswith("tests/")},
+    "src/app/box.py": BOX,
+    "tests/test_box.py": ("from app.box import Box\n\n\n"
+                          "def test_size():\n    assert Box([1, 2]).size() == 2\n\n\n"
+                          "def test_items():\n    assert Box('ab').items == ['a', 'b']\n"),
+}
+
+
+def test_a_store_nothing_reads_selects_no_test(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(BOXES)
+    record(repo)
+    new = "        self.items = list(items)\n        self.sealed = False\n"
+    (repo / "src/app/box.py").write_text(BOX.replace("        self.items = list(items)\n", new))
+    tests, note = validate(repo)
+    assert tests == set()
+    assert "1 only store attributes nothing reads" in note
+    # once something reads it, every test that builds a box may see it
+    (repo / "src/app/seal.py").write_text("def sealed(box):\n    return box.sealed\n")
+    tests, _ = validate(repo)
+    assert tests == {"tests/test_box.py::test_size", "tests/test_box.py::test_items"}

@@ -584,8 +584,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 variants["-recording"] = frozenset(CHANNELS)
             for name, chans in variants.items():
                 s = settings.replace(channels=chans)
-                rec = None if name == "-recording" else recorded_tests(recording, current,
-                                                                       change)
+                rec = None if name == "-recording" else recorded_tests(
+                    recording, current, change, proj.root)
                 res = run_pipeline(
                     store, change, module_of=proj.module_of,
                     co_change=cc if "cochange" in chans else {},

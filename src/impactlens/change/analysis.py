@@ -95,21 +95,23 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         task=change.task or "",
         written=written,
         removed=removed,
-        recorded=(recorded_runs(project.store, change.files)
+        recorded=(recorded_runs(project.store, change.files, project.root)
                   if project.settings.use_recorded_runs else None),
         settings=project.settings,
     )
 
 
-def recorded_runs(store: Any, files: Sequence[FileChange]) -> RecordedTests | None:
-    """The store's recorded test run prepared for this change (None: nothing recorded)."""
+def recorded_runs(store: Any, files: Sequence[FileChange], root: Path | None = None
+                  ) -> RecordedTests | None:
+    """The store's recorded test run prepared for this change (None: nothing recorded);
+    ``root``: the work tree, searched for what reads an attribute the change stores."""
     from impactlens.impact.recorded import recorded_tests
     from impactlens.index.recording import Recording
 
     recording = Recording.load(store)
     if recording is None:
         return None
-    return recorded_tests(recording, {r.path: r.sha256 for r in store.files()}, files)
+    return recorded_tests(recording, {r.path: r.sha256 for r in store.files()}, files, root)
 
 
 def relevant_unresolved(project: Project, graph: Any, change: ProposedChange) -> list[Any]:

@@ -44,9 +44,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from impactlens.impact.statements import Touched, touched_statements
+from impactlens.impact.statements import INERT, Touched, Unread, touched_statements
 from impactlens.impact.testmap import tests_importing
+from impactlens.impact.unread import UnreadAttributes
 from impactlens.index.recording import IMPORT_TIME, UNPLACED, Recording
 from impactlens.model import AtomicChange, ChangeType, FileChange, GraphView, NodeKind, TestImpact
 from impactlens.settings import DEFAULT, Settings
@@ -77,6 +79,8 @@ class RecordedTests:
     docs: list[str] = field(default_factory=list)  # … whose docstring changed
     early: list[str] = field(default_factory=list)  # … in modules imported before recording
     session: list[str] = field(default_factory=list)  # … run while pytest starts: every test
+    inert: list[str] = field(default_factory=list)  # … only storing attributes nothing reads
+    attributes: UnreadAttributes | None = None  # the work tree, to find what nothing reads
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
                settings: Settings = DEFAULT, graph: GraphView | None = None
@@ -107,9 +111,10 @@ class RecordedTests:
         ran = self.recording.runs(seed)
         if not ran and self.recording.spawners is None:
             return list(hits), False  # it may have run only in a child process nobody watched
-        touched = _touched(change)
-        observers = (set() if not ran or (touched.doc and touched.scope == "lines"
-                                          and not touched.lines)
+        touched = _touched(change, self._unread(change, seed, graph))
+        if touched.why == INERT:
+            self.inert.append(seed)
+        observers = (set() if not ran or (touched.scope == "lines" and not touched.lines)
                      else self._observers(seed, touched, graph, ran))
         if observers is None:
             return list(hits), False
@@ -132,6 +137,13 @@ class RecordedTests:
                  for t in sorted(observers - self.stale)]
         self.narrowed.append(seed)
         return kept, False
+
+    def _unread(self, change: AtomicChange, seed: str, graph: GraphView | None
+                ) -> Unread | None:
+        """Which attributes of the class of ``seed`` (a method) nothing reads."""
+        if self.attributes is None or graph is None or change.kind != "method":
+            return None
+        return self.attributes.of_method(graph, seed)
 
     def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
                    ran: set[str]) -> set[str] | None:
@@ -189,6 +201,8 @@ class RecordedTests:
                 if self.docs else "")
         docs += (f"; {len(self.early)} in modules imported before the recording began (by a "
                  "pytest plugin): every recorded test" if self.early else "")
+        docs += (f"; {len(self.inert)} only store attributes nothing reads: no test"
+                 if self.inert else "")
         docs += (f"; {len(self.session)} ran while pytest starts (a conftest's import, a "
                  "plugin, a hook): every recorded test" if self.session else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
@@ -211,24 +225,28 @@ def _doc_readers(doc: str, seed: str, hits: Sequence[TestImpact]) -> set[str]:
     return set()
 
 
-def _touched(change: AtomicChange) -> Touched:
+def _touched(change: AtomicChange, unread: Unread | None) -> Touched:
     """The statements of a body edit, in file lines (the whole function for other edits)."""
     body = change.body
     if (change.change_type is not ChangeType.METHOD_BODY or body is None
             or body.before_src is None or body.after_src is None):
         return Touched("function")
-    got = touched_statements(body.before_src, body.after_src)
+    got = touched_statements(body.before_src, body.after_src, unread)
     return dataclasses.replace(got, lines=frozenset(x + body.before_start - 1 for x in got.lines))
 
 
 def recorded_tests(recording: Recording | None, current: Mapping[str, str],
-                   changes: Sequence[FileChange]) -> RecordedTests | None:
+                   changes: Sequence[FileChange], root: Path | None = None
+                   ) -> RecordedTests | None:
     """Prepare ``recording`` for a change. ``current``: path → sha256 of the indexed files
-    (the edit's own files are judged by their before text instead)."""
+    (the edit's own files are judged by their before text instead); ``root``: the work
+    tree, searched for what reads an attribute the edit stores (``None``: not searched)."""
     if recording is None:
         return None
     edited = {f.path for f in changes}
     fresh = frozenset(f.path for f in changes
                       if f.before is not None and recording.file_unchanged(f.path, f.before))
     stale = recording.stale_tests(current, skip=edited)
-    return RecordedTests(recording, fresh, frozenset(stale))
+    attributes = (None if root is None
+                  else UnreadAttributes(root, {f.path: f.after for f in changes}))
+    return RecordedTests(recording, fresh, frozenset(stale), attributes=attributes)

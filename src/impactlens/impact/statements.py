@@ -17,6 +17,11 @@ the edit — unless the edit changes what the *other* statements mean. So the an
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
+- statements that only store a value that cannot fail to build (a constant, a parameter,
+  a display of those) in an attribute of ``self`` that nothing reads — ``unread``, given by
+  the caller who can see the project, says so — run the same for every test that can
+  observe anything: before the rest is compared, they are blanked on both sides (a new
+  ``self.flag = False`` in ``__init__`` adds no line a test must have run);
 - beside the scope of the rest of the edit, ``doc`` says who can see a change to the
   function's own docstring, read as ``__doc__`` without running the function: ``"named"``
   — code that holds the function object, so the tests that name it; ``"any"`` for a
@@ -34,15 +39,16 @@ import ast
 import dataclasses
 import difflib
 import symtable
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["COMPOUND", "Touched", "touched_statements"]
+__all__ = ["COMPOUND", "INERT", "Touched", "Unread", "touched_statements"]
 
 COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
              ast.TryStar, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody")
+INERT = "it only stores values in attributes nothing reads"
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,15 @@ class Touched:
     doc: str = ""
 
 
-def touched_statements(before_src: str, after_src: str) -> Touched:
-    """The before-source lines a test must have executed to observe the edit."""
+# attribute → how many stores of it the edited function holds ↦ those nothing else mentions
+Unread = Callable[[Mapping[str, int]], set[str]]
+
+
+def touched_statements(before_src: str, after_src: str, unread: Unread | None = None
+                       ) -> Touched:
+    """The before-source lines a test must have executed to observe the edit. ``unread``:
+    whether nothing in the project but the given number of the edited function's own stores
+    mentions an attribute (``None``: every attribute may be read)."""
     try:
         before, after = _function(before_src), _function(after_src)
     except SyntaxError:
@@ -74,7 +87,13 @@ def touched_statements(before_src: str, after_src: str) -> Touched:
             return Touched("function", why="its docstring shares a line with code", doc=doc)
         if _code_lines(b_code) == _code_lines(a_code):  # the docstring alone changed
             return Touched("lines", why="only its docstring changed", doc=doc)
-        return dataclasses.replace(touched_statements(b_code, a_code), doc=doc)
+        return dataclasses.replace(touched_statements(b_code, a_code, unread), doc=doc)
+    if unread is not None:
+        b_code, a_code = _without_unread_stores(before_src, before, after_src, after, unread)
+        if (b_code, a_code) != (before_src, after_src):
+            if _code_lines(b_code) == _code_lines(a_code):
+                return Touched("lines", why=INERT)
+            return touched_statements(b_code, a_code)
     suspends = _suspends(before)
     if suspends != _suspends(after):
         return Touched("function", why="it became or stopped being a generator or coroutine")
@@ -129,6 +148,130 @@ def _without_docstring(src: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     if len(fn.body) == 1:
         lines[first] = " " * doc.col_offset + "..."
     return "\n".join(lines) + "\n"
+
+
+def _without_unread_stores(before_src: str, before: ast.FunctionDef | ast.AsyncFunctionDef,
+                           after_src: str, after: ast.FunctionDef | ast.AsyncFunctionDef,
+                           unread: Unread) -> tuple[str, str]:
+    """Both sources with the edit's stores to attributes nothing reads blanked out, line
+    numbers kept; unchanged when a blanked block would be empty (it would not parse)."""
+    b_text, a_text = before_src.splitlines(), after_src.splitlines()
+    b_stores, a_stores = _self_stores(before, b_text), _self_stores(after, a_text)
+    hunks = [op[1:] for op in difflib.SequenceMatcher(None, b_text, a_text, autojunk=False)
+             .get_opcodes() if op[0] != "equal"]
+    b_edit = [(s, attrs) for s, attrs in b_stores if _in_hunks(s, [h[:2] for h in hunks])]
+    a_edit = [(s, attrs) for s, attrs in a_stores if _in_hunks(s, [h[2:] for h in hunks])]
+    if not b_edit and not a_edit:
+        return before_src, after_src
+    mentions: dict[str, int] = {a: 0 for _, attrs in (*b_edit, *a_edit) for a in attrs}
+    for _, attrs in a_stores:
+        for a in attrs & mentions.keys():
+            mentions[a] += 1
+    dead = unread(mentions)
+    b_dead = [s for s, attrs in b_edit if attrs <= dead]
+    a_dead = [s for s, attrs in a_edit if attrs <= dead]
+    if not b_dead and not a_dead:
+        return before_src, after_src
+    b_code = _blank(b_text, b_dead) if b_dead else before_src
+    a_code = _blank(a_text, a_dead) if a_dead else after_src
+    try:
+        ast.parse(b_code), ast.parse(a_code)
+    except SyntaxError:
+        return before_src, after_src
+    return b_code, a_code
+
+
+def _in_hunks(s: ast.stmt, spans: Sequence[Sequence[int]]) -> bool:
+    """Whether ``s`` overlaps a changed span (0-based, half-open)."""
+    return any(lo < (s.end_lineno or s.lineno) and s.lineno <= hi for lo, hi in spans)
+
+
+def _self_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef, text: Sequence[str]
+                 ) -> list[tuple[ast.stmt, frozenset[str]]]:
+    """The statements of ``fn``'s own scope that only store a value that cannot fail to build
+    in attributes of its first parameter, each alone on its lines, with those attributes.
+    None when ``fn`` is decorated (its first argument may be anything) or rebinds it."""
+    args = [*fn.args.posonlyargs, *fn.args.args]
+    if fn.decorator_list or not args:
+        return []
+    me, params = args[0].arg, {a.arg for a in (*args, *fn.args.kwonlyargs)}
+    own = list(_own_nodes(fn))
+    if _bound(fn) & params:
+        return []  # a parameter rebound or deleted: what it holds is unknown
+    stmts = [n for n in own if isinstance(n, ast.stmt)]
+    out = []
+    for s in stmts:
+        targets = (s.targets if isinstance(s, ast.Assign)
+                   else [s.target] if isinstance(s, ast.AnnAssign) and s.value else [])
+        attrs = [t.attr for t in targets if isinstance(t, ast.Attribute)
+                 and isinstance(t.value, ast.Name) and t.value.id == me
+                 and not t.attr.startswith("__")]
+        value = getattr(s, "value", None)
+        if (targets and len(attrs) == len(targets) and value is not None
+                and _cannot_fail(value, params) and _alone(s, stmts, text)):
+            out.append((s, frozenset(attrs)))
+    return out
+
+
+def _bound(fn: ast.AST) -> set[str]:
+    """The names ``fn``'s body binds or deletes (its parameters are not counted)."""
+    out: set[str] = set()
+    for n in _own_nodes(fn):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+            out.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.add(n.rest)
+        for child in ast.iter_child_nodes(n):
+            if isinstance(child, _SCOPES) and not isinstance(child, ast.Lambda):
+                out.add(child.name)  # a nested def or class binds its name here
+    for child in ast.iter_child_nodes(fn):
+        if isinstance(child, _SCOPES) and not isinstance(child, ast.Lambda):
+            out.add(child.name)
+    return out
+
+
+def _cannot_fail(e: ast.expr, params: set[str]) -> bool:
+    """Whether building ``e`` runs no code of anyone's and cannot raise: a constant, a
+    parameter, a signed number, a tuple/list/dict/set display of those (set members and
+    dict keys constants, which hash)."""
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.Name):
+        return e.id in params
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        return isinstance(e.operand, ast.Constant) and isinstance(e.operand.value, (int, float))
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return all(_cannot_fail(x, params) for x in e.elts)
+    if isinstance(e, ast.Set):
+        return all(isinstance(x, ast.Constant) for x in e.elts)
+    if isinstance(e, ast.Dict):
+        return (all(isinstance(k, ast.Constant) for k in e.keys)
+                and all(_cannot_fail(v, params) for v in e.values))
+    return False
+
+
+def _alone(s: ast.stmt, stmts: Sequence[ast.stmt], text: Sequence[str]) -> bool:
+    """Whether ``s`` starts its line and no other statement shares a line with it
+    (``if a: self.x = 1``, ``a(); self.x = 1``)."""
+    lo, hi = s.lineno, s.end_lineno or s.lineno
+    return not text[lo - 1][:s.col_offset].strip() and not any(
+        o is not s and not isinstance(o, COMPOUND)
+        and o.lineno <= hi and lo <= (o.end_lineno or o.lineno) for o in stmts)
+
+
+def _blank(lines: Sequence[str], stmts: Sequence[ast.stmt]) -> str:
+    out = list(lines)
+    for s in stmts:
+        out[s.lineno - 1:s.end_lineno or s.lineno] = [""] * _height(s)
+    return "\n".join(out) + "\n"
+
+
+def _height(s: ast.stmt) -> int:
+    return (s.end_lineno or s.lineno) - s.lineno + 1
 
 
 def _code_lines(src: str) -> list[str]:

@@ -43,11 +43,11 @@ def git_head(root: Path) -> tuple[Path | None, str | None]:
     return top, head
 
 
-def _git_files(root: Path) -> list[str] | None:
+def _git_files(root: Path, suffix: str) -> list[str] | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard", "--", "*.py"],
+             "--exclude-standard", "--", f"*{suffix}"],
             capture_output=True, check=False, timeout=120,
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -58,7 +58,7 @@ def _git_files(root: Path) -> list[str] | None:
     return sorted(names)
 
 
-def _walk_files(root: Path) -> list[str]:
+def _walk_files(root: Path, suffix: str) -> list[str]:
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(
@@ -68,7 +68,7 @@ def _walk_files(root: Path) -> list[str]:
         )
         rel_dir = os.path.relpath(dirpath, root)
         for name in filenames:
-            if name.endswith(PY_SUFFIX):
+            if name.endswith(suffix):
                 rel = name if rel_dir == "." else f"{rel_dir}/{name}"
                 found.append(rel.replace(os.sep, "/"))
     return sorted(found)
@@ -77,18 +77,26 @@ def _walk_files(root: Path) -> list[str]:
 _ASK = Path("\0")  # list_source_files: no work tree root given, ask git
 
 
-def list_source_files(root: Path, top: Path | None = _ASK) -> list[str]:
+def list_source_files(root: Path, top: Path | None = _ASK, suffix: str = PY_SUFFIX
+                      ) -> list[str]:
     """Repo-relative POSIX paths of the Python files to index, sorted. ``top``: the git
-    work tree root (None: not in git) when the caller already knows it."""
+    work tree root (None: not in git) when the caller already knows it; ``suffix``: the
+    files' ending (``""``: every file)."""
     if top == _ASK:
         # a work tree root holds `.git` (a directory, or a file in worktrees and submodules):
         # a stat instead of a `git rev-parse` on every freshness check
         top = root.resolve() if (root / ".git").exists() else None
     if top is not None and top == root.resolve():
-        files = _git_files(root)
+        files = _git_files(root, suffix)
         if files is not None:
             return [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
-    return _walk_files(root)
+    return _walk_files(root, suffix)
+
+
+def list_text_files(root: Path) -> list[str]:
+    """Every file of the work tree (tracked or not ignored; what a walk finds outside git)
+    — the places code, templates and doctests that read a name can be."""
+    return list_source_files(root, suffix="")
 
 
 def is_test_file(path: str) -> bool:

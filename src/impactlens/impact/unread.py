@@ -1,0 +1,184 @@
+"""Attributes nothing reads: a store to one cannot change what a test observes.
+
+Adding ``self.soft_frame = False`` to ``__init__`` is often the first step of a feature;
+until some code reads ``soft_frame``, no test can see it — yet every test that builds the
+object runs the new line. :func:`impactlens.impact.statements.touched_statements` blanks
+such stores before it compares the function's two versions; this module says which
+attributes qualify, for the methods of one class.
+
+An attribute ``a`` of the class's instances is *unread* when:
+
+- the store cannot do anything but set it: no class of the family (the class, its
+  ancestors and descendants in the project) is decorated (``@dataclass(frozen=True)``,
+  ``@attr.s(slots=True)``), has a metaclass or a base outside the project, defines
+  ``__slots__``, ``__setattr__`` or ``__dict__``, or binds ``a`` in its body (a property or
+  descriptor would run on the store);
+- no family class shows its instance dictionary: none of the methods that compare, hash,
+  print, serialise or iterate an instance (``__eq__``, ``__repr__``, ``__getstate__``, …)
+  mentions ``__dict__``, ``vars`` or ``dir``;
+- nothing in the project mentions it but the edit's own stores: no ``.a`` and no ``'a'``
+  or ``"a"`` in any text file of the work tree (Python, templates, docs with doctests;
+  the edited files as edited) — so neither ``x.a``, ``getattr(x, "a")`` nor a template's
+  ``{{ x.a }}`` reads it.
+
+What this cannot see (documented in the README): a name built at run time
+(``getattr(x, "soft_" + kind)``, a loop over ``dir(x)``), code outside the work tree that
+reads the instance dictionary (``vars(x)`` in a library), and ``sys.getsizeof``-style
+introspection.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+
+from impactlens.index.discover import list_text_files
+from impactlens.model import EdgeKind, GraphView, Node, NodeKind
+
+__all__ = ["UnreadAttributes"]
+
+_INHERIT = frozenset({EdgeKind.INHERIT})
+_SHOWS = frozenset({  # methods that can show an instance's attributes to a test
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__repr__",
+    "__str__", "__format__", "__bytes__", "__getstate__", "__reduce__", "__reduce_ex__",
+    "__iter__", "__len__", "__bool__", "__contains__", "__getnewargs__",
+    "__getnewargs_ex__", "__sizeof__", "__dir__",
+})
+_REFLECT = re.compile(r"__dict__|\bvars\b|\bdir\b")
+_GUARDS = frozenset({"__slots__", "__setattr__", "__dict__"})
+_MAX_BYTES = 2_000_000  # a bigger file is data, not code that reads attributes
+
+
+class UnreadAttributes:
+    """Which attributes of a class's instances nothing in the work tree at ``root`` reads;
+    ``edited``: path → text after the edit (``None``: deleted) of the files the edit
+    touches, read instead of the disk."""
+
+    def __init__(self, root: Path, edited: Mapping[str, str | None]) -> None:
+        self.root = root
+        self.edited = edited
+        self._mentions: dict[str, int] = {}
+        self._trees: dict[str, ast.Module | None] = {}
+
+    def of_method(self, graph: GraphView, method: str
+                  ) -> Callable[[Mapping[str, int]], set[str]] | None:
+        """For the method ``method`` (a node id): attribute → ``n`` ↦ the attributes
+        nothing in the project mentions but the method's ``n`` stores. ``None`` when its
+        class's stores may run code or be shown (see the module docstring)."""
+        node = graph.node(method)
+        owner = graph.node(node.parent) if node and node.parent else None
+        if node is None or owner is None or owner.kind is not NodeKind.CLASS:
+            return None
+        bound: set[str] = set()
+        for cls in _family(graph, owner):
+            names = self._class_names(graph, cls)
+            if names is None:
+                return None
+            bound |= names
+
+        def unread(stores: Mapping[str, int]) -> set[str]:
+            counts = self.mentions(stores)
+            return {a for a, n in stores.items() if a not in bound and counts[a] <= n}
+
+        return unread
+
+    def mentions(self, attrs: Iterable[str]) -> dict[str, int]:
+        """How many times ``.attr``, ``'attr'`` or ``"attr"`` occurs in the work tree, for
+        each of ``attrs`` (one pass over the files for those not counted yet)."""
+        new = sorted(set(attrs) - self._mentions.keys())
+        if new:
+            names = "|".join(map(re.escape, new))
+            pattern = re.compile(rf"\.({names})\b|(['\"])({names})\2")
+            counts = dict.fromkeys(new, 0)
+            for text in self._texts():
+                for m in pattern.finditer(text):
+                    counts[m.group(1) or m.group(3)] += 1
+            self._mentions.update(counts)
+        return {a: self._mentions[a] for a in attrs}
+
+    def _texts(self) -> Iterator[str]:
+        for path in list_text_files(self.root):
+            if path in self.edited:
+                continue
+            try:
+                data = (self.root / path).read_bytes()
+            except OSError:
+                continue
+            if len(data) <= _MAX_BYTES and b"\0" not in data[:8192]:
+                yield data.decode("utf-8", "replace")
+        yield from (t for t in self.edited.values() if t is not None)
+
+    def _class_names(self, graph: GraphView, cls: Node) -> set[str] | None:
+        """The names ``cls``'s body binds; ``None`` when a store on its instances may run
+        code (decorator, metaclass, outside base, ``__slots__``/``__setattr__``) or a
+        method that shows an instance reads its ``__dict__``."""
+        tree = self._class_tree(graph, cls)
+        if tree is None or tree.decorator_list or tree.keywords:
+            return None
+        bases = [b for b in tree.bases if not (isinstance(b, ast.Name) and b.id == "object")]
+        inside = [e for e in graph.out_edges(cls.id, _INHERIT) if graph.node(e.dst)]
+        if len(bases) != len(inside):
+            return None  # a base outside the project may define anything
+        names: set[str] = set()
+        for stmt in tree.body:
+            names |= _binds(stmt)
+            if (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and stmt.name in _SHOWS and _REFLECT.search(ast.unparse(stmt))):
+                return None
+        return None if names & _GUARDS else names
+
+    def _class_tree(self, graph: GraphView, cls: Node) -> ast.ClassDef | None:
+        """``cls``'s definition, parsed from the edited text of its file or the disk."""
+        module = cls
+        while module.kind is not NodeKind.MODULE:
+            up = graph.node(module.parent) if module.parent else None
+            if up is None:
+                return None
+            module = up
+        if cls.file not in self._trees:
+            text = (self.edited[cls.file] or "") if cls.file in self.edited else None
+            if text is None:
+                try:
+                    text = (self.root / cls.file).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = ""
+            try:
+                self._trees[cls.file] = ast.parse(text) if text else None
+            except SyntaxError:
+                self._trees[cls.file] = None
+        scope: ast.AST | None = self._trees[cls.file]
+        for part in cls.id[len(module.id) + 1:].split("."):
+            scope = next((s for s in getattr(scope, "body", ())
+                          if isinstance(s, ast.ClassDef) and s.name == part), None)
+        return scope if isinstance(scope, ast.ClassDef) else None
+
+
+def _family(graph: GraphView, cls: Node) -> list[Node]:
+    """``cls``, its ancestors and its descendants among the project's classes."""
+    seen = {cls.id: cls}
+    todo = [cls.id]
+    while todo:
+        here = todo.pop()
+        edges = [e.dst for e in graph.out_edges(here, _INHERIT)]
+        edges += [e.src for e in graph.in_edges(here, _INHERIT)]
+        for other in edges:
+            node = graph.node(other)
+            if other not in seen and node is not None and node.kind is NodeKind.CLASS:
+                seen[other] = node
+                todo.append(other)
+    return [seen[k] for k in sorted(seen)]
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    """The names a statement of a class body binds there."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    out: set[str] = set()
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).split(".")[0])
+    return out

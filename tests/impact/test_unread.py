@@ -1,0 +1,88 @@
+"""Which attributes nothing reads (impact/unread.py), on real indexed repositories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from impactlens.api import Project
+from impactlens.impact.unread import UnreadAttributes
+
+FRAME = (
+    "class Frame:\n"
+    "    def __init__(self, parent=None):\n"
+    "        self.parent = parent\n"
+    "\n"
+    "    def copy(self):\n"
+    "        rv = object.__new__(self.__class__)\n"
+    "        rv.__dict__.update(self.__dict__)\n"  # copying the dict shows it to no one
+    "        return rv\n"
+)
+TESTS = "from app.frame import Frame\n\n\ndef test_frame():\n    assert Frame().parent is None\n"
+
+
+def unread_of(make_repo: Callable[..., Path], files: Mapping[str, str],
+              edited: Mapping[str, str | None] | None = None,
+              method: str = "app.frame.Frame.__init__") -> Callable[..., set[str]] | None:
+    repo = make_repo({"app/__init__.py": "", "tests/test_frame.py": TESTS, **files})
+    project = Project(repo)
+    project.index()
+    return UnreadAttributes(repo, edited or {}).of_method(project.store, method)
+
+
+def test_an_attribute_no_text_mentions_is_unread(make_repo: Callable[..., Path]) -> None:
+    unread = unread_of(make_repo, {"app/frame.py": FRAME})
+    assert unread is not None
+    assert unread({"soft": 0, "parent": 1}) == {"soft"}  # `.parent` is read by the test
+
+
+@pytest.mark.parametrize("reader", [
+    ("app/use.py", "def f(frame):\n    return frame.soft\n"),
+    ("app/use.py", "def f(frame):\n    return getattr(frame, 'soft', None)\n"),
+    ("app/templates/page.html", "{{ frame.soft }}\n"),  # a template reads it too
+    ("docs/usage.rst", '>>> hasattr(frame, "soft")\n'),
+])
+def test_a_mention_anywhere_in_the_work_tree_is_a_read(
+        make_repo: Callable[..., Path], reader: tuple[str, str]) -> None:
+    unread = unread_of(make_repo, {"app/frame.py": FRAME, reader[0]: reader[1]})
+    assert unread is not None and unread({"soft": 0}) == set()
+
+
+def test_the_edits_own_stores_do_not_count(make_repo: Callable[..., Path]) -> None:
+    after = FRAME.replace("        self.parent = parent\n",
+                          "        self.parent = parent\n        self.soft = False\n")
+    unread = unread_of(make_repo, {"app/frame.py": FRAME}, {"app/frame.py": after})
+    assert unread is not None
+    assert unread({"soft": 1}) == {"soft"}
+    assert unread({"soft": 0}) == set()  # a store the edit does not hold is a mention
+
+
+@pytest.mark.parametrize("frame", [
+    FRAME.replace("class Frame:\n", "@dataclass(frozen=True)\nclass Frame:\n"),
+    FRAME.replace("class Frame:\n", "class Frame(Base):\n"),  # Base: from outside
+    FRAME.replace("class Frame:\n", "class Frame(metaclass=Meta):\n"),
+    FRAME.replace("class Frame:\n", "class Frame:\n    __slots__ = ('parent',)\n"),
+    FRAME + "\n    def __setattr__(self, name, value):\n        pass\n",
+    FRAME + "\n    def __eq__(self, other):\n        return vars(self) == vars(other)\n",
+    FRAME + "\n    def __repr__(self):\n        return repr(self.__dict__)\n",
+    FRAME + "\n\nclass Child(Frame):\n    __slots__ = ()\n\n"
+            "    def __setattr__(self, name, value):\n        pass\n",  # a descendant's
+])
+def test_a_class_whose_stores_may_run_code_or_be_shown_has_none(
+        make_repo: Callable[..., Path], frame: str) -> None:
+    assert unread_of(make_repo, {"app/frame.py": frame}) is None
+
+
+def test_a_name_the_family_binds_is_read(make_repo: Callable[..., Path]) -> None:
+    base = "class Base:\n    @property\n    def soft(self):\n        return 1\n"
+    frame = "from app.base import Base\n\n\n" + FRAME.replace("class Frame:", "class Frame(Base):")
+    unread = unread_of(make_repo, {"app/base.py": base, "app/frame.py": frame})
+    assert unread is not None
+    assert unread({"soft": 0, "hard": 0}) == {"hard"}  # a property would run on the store
+
+
+def test_a_function_outside_a_class_has_none(make_repo: Callable[..., Path]) -> None:
+    assert unread_of(make_repo, {"app/frame.py": FRAME + "\n\ndef g(x):\n    x.a = 1\n"},
+                     method="app.frame.g") is None

@@ -57,9 +57,19 @@ def test_an_added_statement_touches_the_statement_before_it() -> None:
     assert touched_statements(logged, F).lines == frozenset(range(10, 14))
 
 
-def test_an_edit_starting_a_block_touches_the_block_that_holds_it() -> None:
-    assert touched("        else:\n", "        else:\n            log()\n") == (
-        "lines", list(range(6, 10)))
+def test_an_edit_starting_a_block_touches_the_blocks_first_statement() -> None:
+    # whoever reaches the start of the `else` block entered it, so ran `total -= 1` —
+    # not merely the `if` header every loop turn runs
+    assert touched("        else:\n", "        else:\n            log()\n") == ("lines", [9])
+    assert touched("            total += item\n", "            log()\n") == ("lines", [7])
+    assert touched("        check(total)\n", "        log()\n        check(total)\n") == (
+        "lines", [11])  # the start of a `try` body
+    assert touched("        total = 0\n    return",
+                   "        log()\n        total = 0\n    return") == ("lines", [13])
+    # a multi-line first statement: its continuation lines are inside the block too
+    wide = F.replace("check(total)", "check(\n            total)")
+    got = touched_statements(wide, wide.replace("            total)", "            total + 1)"))
+    assert sorted(got.lines) == [11, 12]
     assert touched("    for item", "    for item")[0] == "function"  # sanity: no change
 
 

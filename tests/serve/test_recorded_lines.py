@@ -76,10 +76,14 @@ def test_an_added_statement_selects_the_tests_that_ran_the_statement_before_it(
     assert tests == {T + "test_pos", T + "test_neg"}
 
 
-def test_a_statement_starting_a_block_selects_the_tests_that_ran_the_block(
+def test_a_statement_starting_a_block_selects_the_tests_that_entered_the_block(
         recorded: Path) -> None:
+    # whoever reaches the start of `else:` entered it: ran `label = 'neg'` (not test_pos,
+    # which ran only the `if x > 0` header)
     tests, _ = edit(recorded, "    else:\n", "    else:\n        log = 1\n")
-    assert tests == {T + "test_pos", T + "test_neg"}  # the `if x > 0` statement's lines
+    assert tests == {T + "test_neg"}
+    tests, _ = edit(recorded, "        label = 'pos'\n", "        log = 1\n        label = 'pos'\n")
+    assert tests == {T + "test_pos"}
     tests, _ = edit(recorded, '    """Sign of x."""\n', '    """Sign of x."""\n    x += 0\n')
     assert tests == {T + "test_zero", T + "test_pos", T + "test_neg"}  # the body's start
 
@@ -87,7 +91,7 @@ def test_a_statement_starting_a_block_selects_the_tests_that_ran_the_block(
 def test_a_new_local_shadowing_a_global_read_elsewhere_widens_to_the_function(
         recorded: Path) -> None:
     tests, _ = edit(recorded, "label = 'neg'", "label = 'neg'; x = -x")
-    assert tests == {T + "test_pos", T + "test_neg"}  # a statement added: `if x > 0`
+    assert tests == {T + "test_neg"}  # a statement added at the start of `else:`
     tests, _ = edit(recorded, "label = 'neg'", "label = str")  # `str` stays a global
     assert tests == {T + "test_neg"}
 

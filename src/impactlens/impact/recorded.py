@@ -13,12 +13,14 @@ Per change, with ``R`` = the tests recorded running the changed function:
   a function or method's body or signature (or deletes it);
 - for a body edit, ``R`` narrows to the tests that executed one of the *statements* the edit
   touches (:mod:`impactlens.impact.statements`: the replaced statements, the statement right
-  before an added one, or the block an edit starts; the whole function where nothing
-  narrower is sound). An edit to the function's own docstring is seen by whoever reads
-  ``__doc__`` without running it: the tests that name the function (the static map's direct
-  ``TESTS`` edges) and its own doctest (``path::module.qualname``, when recorded) are added —
-  for a decorated function, the whole static selection (a decorator may read it when the
-  module is imported);
+  before an added one, or the first statement of the block an edit starts; the whole
+  function where nothing narrower is sound); a method's store to an attribute nothing in
+  the work tree reads (:mod:`impactlens.impact.unread`) is no statement a test must have
+  run, so an edit made of such stores alone selects no recorded test. An edit to the
+  function's own docstring is seen by whoever reads ``__doc__`` without running it: the
+  tests that name the function (the static map's direct ``TESTS`` edges) and its own
+  doctest (``path::module.qualname``, when recorded) are added — for a decorated function,
+  the whole static selection (a decorator may read it when the module is imported);
 - where those lines (or the function) ran while a module was being imported — a class
   decorator, a registry call — the tests defined in that module or importing it (directly
   or through other modules' top-level imports, the static map's import-time rule) are

@@ -10,8 +10,11 @@ the edit — unless the edit changes what the *other* statements mean. So the an
 - ``lines`` of the statement before it: the edit adds, removes or restructures statements,
   or changes a block's header: a test must have executed the statement right before the
   edit in the same block (Python enters a block only at its start, so whatever reaches the
-  edit ran that statement) — or, when the edit starts a block, some line of the innermost
-  compound statement (``if``, ``for``, ``try``, …) that holds it; for the body of a function
+  edit ran that statement) — or, when the edit starts a block, the block's first statement
+  before the edit (entering a block runs it: an edit at the start of an ``else:`` needs a
+  test that took the ``else``, not one that only ran the ``if`` header); some line of the
+  innermost compound statement (``if``, ``for``, ``try``, …) that holds the edit when it
+  touches a header or a clause line (``else:``, ``except``); for the body of a function
   nested in the edited one, some line of that body: its ``def`` line runs when the enclosing
   function runs (a factory at import), the body only when the nested function is called;
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
@@ -124,8 +127,12 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
             lines.update(_nested_lines(block, i1, indent, b_lines))
             continue
         prev = None if resumable else _previous(block or before, i1, indent, b_lines)
+        start = None if resumable or block is None else _block_start(block, i1, i2, indent,
+                                                                      b_lines)
         if prev is not None:
             lines.update(_span(prev))
+        elif start is not None:
+            lines.update(_span(start))
         elif block is not None:
             lines.update(_span(block))
         else:
@@ -415,6 +422,26 @@ def _previous(holder: ast.AST, line: int, indent: int, text: Sequence[str]) -> a
         if prev.col_offset != indent or any(map(_is_code, between)):
             continue
         return next((x for x in reversed(before) if _runs_a_line(x)), None)
+    return None
+
+
+def _block_start(holder: ast.stmt, i1: int, i2: int, indent: int, text: Sequence[str]
+                 ) -> ast.stmt | None:
+    """The first statement that runs a line in the block of ``holder`` an edit (0-based
+    ``[i1, i2)`` of the before text, at column ``indent``) starts: a test that reaches the
+    edit entered that block, and entering a block runs its first statement — so it ran that
+    statement, not merely ``holder``'s header. ``None`` when the edit is not inside one
+    block's statements (it touches a header or a clause line: ``else:``, ``except``)."""
+    for block in _blocks(holder):
+        runs = [s for s in block if _runs_a_line(s)]
+        if not runs or indent < block[0].col_offset:
+            continue
+        first, last = _first(block[0]), block[-1].end_lineno or block[-1].lineno
+        gap = text[i1:first - 1]  # an insertion before the block's first statement
+        inside = (first <= i1 + 1 and i2 <= last) if i2 > i1 else (
+            first <= i1 < last or (i1 < first and not any(map(_is_code, gap))))
+        if inside:
+            return runs[0]
     return None
 
 

@@ -1,0 +1,127 @@
+"""Soundness of statement-level selection against execution: for random functions, random
+edits and every input, an input whose outcome the edit changes must have run one of the lines
+:func:`touched_statements` names, before the edit (what a recorded test run would show)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from types import FrameType
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from impactlens.impact.statements import touched_statements
+
+SIMPLE = ["r.append(1)", "r.append(a)", "a = a + 1", "b = a - 2", "a = a // (b - 1)",
+          "self.q = 3", "self.q = b"]  # `q` is never read: its stores are inert
+
+# each statement: ("s", text) | ("if", k, body, orelse) | ("for", body) | ("try", body, handler)
+Block = list[Any]
+
+simple = st.sampled_from(SIMPLE).map(lambda t: ("s", t))
+
+
+def blocks(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Block]:
+    return st.lists(inner, min_size=1, max_size=3)
+
+
+stmts = st.recursive(simple, lambda inner: st.one_of(
+    st.tuples(st.just("if"), st.integers(-1, 2), blocks(inner), st.none() | blocks(inner)),
+    st.tuples(st.just("for"), blocks(inner)),
+    st.tuples(st.just("try"), blocks(inner), blocks(inner)),
+), max_leaves=8)
+
+
+def render(body: Block) -> str:
+    out = ["def f(self, a, b):", "    r = []"]
+
+    def emit(block: Block, depth: int) -> None:
+        pad = "    " * depth
+        for s in block:
+            if s[0] == "s":
+                out.append(pad + s[1])
+            elif s[0] == "if":
+                out.append(f"{pad}if a > {s[1]}:")
+                emit(s[2], depth + 1)
+                if s[3]:
+                    out.append(f"{pad}else:")
+                    emit(s[3], depth + 1)
+            elif s[0] == "for":
+                out.append(f"{pad}for i in range(b % 3):")
+                emit(s[1], depth + 1)
+            else:
+                out.append(f"{pad}try:")
+                emit(s[1], depth + 1)
+                out.append(f"{pad}except ZeroDivisionError:")
+                emit(s[2], depth + 1)
+
+    emit(body, 1)
+    out.append("    return r, a, b")
+    return "\n".join(out) + "\n"
+
+
+def places(block: Block) -> list[tuple[Block, int]]:
+    """Every (block, index) an edit can happen at, nested blocks included."""
+    out = [(block, i) for i in range(len(block) + 1)]
+    for s in block:
+        for child in s[2:] if s[0] == "if" else s[1:]:
+            if isinstance(child, list):
+                out += places(child)
+    return out
+
+
+class Self:
+    q = None
+
+
+def run(src: str, a: int, b: int) -> tuple[object, set[int]]:
+    ns: dict[str, Any] = {}
+    exec(compile(src, "<f>", "exec"), ns)
+    lines: set[int] = set()
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        if frame.f_code.co_name != "f":
+            return None
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return trace
+
+    sys.settrace(trace)
+    try:
+        outcome: object = ns["f"](Self(), a, b)
+    except ZeroDivisionError:
+        outcome = "ZeroDivisionError"
+    finally:
+        sys.settrace(None)
+    return outcome, lines
+
+
+def inert(stores: Mapping[str, int]) -> set[str]:
+    return {"q"} & set(stores)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(blocks(stmts), st.data())
+def test_an_input_the_edit_changes_ran_a_touched_line(body: Block, data: st.DataObject) -> None:
+    before = render(body)
+    spots = places(body)  # half the edits at a block's start, where the rules differ most
+    block, i = data.draw(st.sampled_from([p for p in spots if p[1] == 0]) | st.sampled_from(spots))
+    op = data.draw(st.sampled_from(["insert", "replace", "delete"]))
+    if op == "insert" or i == len(block):
+        block.insert(i, data.draw(simple))
+    elif op == "replace" or len(block) == 1:
+        block[i] = data.draw(simple)
+    else:
+        del block[i]
+    after = render(body)
+    got = touched_statements(before, after, inert)
+    if got.scope == "function":
+        return  # every input runs the function
+    for a in range(-2, 4):
+        for b in range(-1, 4):
+            old, ran = run(before, a, b)
+            new, _ = run(after, a, b)
+            if old != new:
+                assert ran & got.lines, (before, after, a, b, sorted(got.lines))

@@ -52,9 +52,12 @@ def test_an_added_statement_touches_the_statement_before_it() -> None:
     # dedented to the loop's body: after the if/else statement
     assert touched("total -= 1\n", "total -= 1\n        log(total)\n") == (
         "lines", list(range(6, 10)))
-    # a statement removed: the one before it
+    # a statement removed: whoever reaches the gap ran it before (not merely the `try`)
     logged = F.replace("    return total\n", "    log()\n    return total\n")
-    assert touched_statements(logged, F).lines == frozenset(range(10, 14))
+    assert touched_statements(logged, F).lines == frozenset({14})
+    # statements replaced by others of another shape: the first of them
+    assert touched("    return total\n", "    log(total)\n    return total, 1\n") == (
+        "lines", [14])
 
 
 def test_an_edit_starting_a_block_touches_the_blocks_first_statement() -> None:
@@ -310,3 +313,23 @@ def test_a_store_alone_in_its_block_stays() -> None:
     after = src.replace("        pass\n", "        self.flag = 1\n")
     # blanking it would leave an empty block: the store is compared like any statement
     assert touched_statements(src, after, every_attribute).lines == frozenset({3})
+
+
+COND = ("def f(self, a, b):\n"
+        "    if (a > 1\n"
+        "            and b.ok):\n"
+        "        return 1\n"
+        "    return 0\n")
+
+
+def test_a_changed_operand_of_a_condition_needs_a_test_that_evaluated_it() -> None:
+    # `a > 1` false: `b.ok` is never evaluated, so the test cannot see the change
+    got = touched_statements(COND, COND.replace("b.ok", "(b.ok or b.good)"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [3])
+    # a constant operand may be folded into another line: the whole statement
+    const = COND.replace("b.ok", "True")
+    assert touched_statements(const, const.replace("True", "False")).lines == frozenset(
+        range(2, 5))
+    # the operator changed: not an operand of the same condition
+    got = touched_statements(COND, COND.replace("and b.ok", "or b.ok"))
+    assert got.lines == frozenset(range(2, 5))

@@ -17,7 +17,8 @@ from impactlens.impact.statements import touched_statements
 SIMPLE = ["r.append(1)", "r.append(a)", "a = a + 1", "b = a - 2", "a = a // (b - 1)",
           "self.q = 3", "self.q = b"]  # `q` is never read: its stores are inert
 
-# each statement: ("s", text) | ("if", k, body, orelse) | ("for", body) | ("try", body, handler)
+# each statement: ("s", text) | ["if", k, body, orelse, k2] (`if a > k`, `and b > k2` on a
+# line of its own when k2 is not None) | ("for", body) | ("try", body, handler)
 Block = list[Any]
 
 simple = st.sampled_from(SIMPLE).map(lambda t: ("s", t))
@@ -28,7 +29,8 @@ def blocks(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Block]:
 
 
 stmts = st.recursive(simple, lambda inner: st.one_of(
-    st.tuples(st.just("if"), st.integers(-1, 2), blocks(inner), st.none() | blocks(inner)),
+    st.tuples(st.just("if"), st.integers(-1, 2), blocks(inner), st.none() | blocks(inner),
+              st.none() | st.integers(-1, 2)).map(list),
     st.tuples(st.just("for"), blocks(inner)),
     st.tuples(st.just("try"), blocks(inner), blocks(inner)),
 ), max_leaves=8)
@@ -42,8 +44,15 @@ def render(body: Block) -> str:
         for s in block:
             if s[0] == "s":
                 out.append(pad + s[1])
-            elif s[0] == "if":
+            elif s[0] == "if" and s[4] is None:
                 out.append(f"{pad}if a > {s[1]}:")
+                emit(s[2], depth + 1)
+                if s[3]:
+                    out.append(f"{pad}else:")
+                    emit(s[3], depth + 1)
+            elif s[0] == "if":
+                out.append(f"{pad}if (a > {s[1]}")
+                out.append(f"{pad}        and b > {s[4]}):")
                 emit(s[2], depth + 1)
                 if s[3]:
                     out.append(f"{pad}else:")
@@ -62,11 +71,23 @@ def render(body: Block) -> str:
     return "\n".join(out) + "\n"
 
 
+def conditions(block: Block) -> list[list[Any]]:
+    """Every two-line ``if`` statement, nested ones included."""
+    out = []
+    for s in block:
+        if s[0] == "if" and s[4] is not None:
+            out.append(s)
+        for child in s[2:4] if s[0] == "if" else s[1:]:
+            if isinstance(child, list):
+                out += conditions(child)
+    return out
+
+
 def places(block: Block) -> list[tuple[Block, int]]:
     """Every (block, index) an edit can happen at, nested blocks included."""
     out = [(block, i) for i in range(len(block) + 1)]
     for s in block:
-        for child in s[2:] if s[0] == "if" else s[1:]:
+        for child in s[2:4] if s[0] == "if" else s[1:]:
             if isinstance(child, list):
                 out += places(child)
     return out
@@ -108,13 +129,18 @@ def test_an_input_the_edit_changes_ran_a_touched_line(body: Block, data: st.Data
     before = render(body)
     spots = places(body)  # half the edits at a block's start, where the rules differ most
     block, i = data.draw(st.sampled_from([p for p in spots if p[1] == 0]) | st.sampled_from(spots))
-    op = data.draw(st.sampled_from(["insert", "replace", "delete"]))
-    if op == "insert" or i == len(block):
+    op = data.draw(st.sampled_from(["insert", "replace", "delete", "replace two", "condition"]))
+    ifs = conditions(body)
+    if op == "condition" and ifs:  # the second operand of a condition: `and b > k2`
+        data.draw(st.sampled_from(ifs))[4] += data.draw(st.sampled_from([-1, 1]))
+    elif op == "insert" or i == len(block):
         block.insert(i, data.draw(simple))
     elif op == "replace" or len(block) == 1:
         block[i] = data.draw(simple)
-    else:
+    elif op == "delete":
         del block[i]
+    else:  # a hunk over several statements: the first of them may leave the block
+        block[i:i + 2] = data.draw(st.lists(simple, min_size=1, max_size=2))
     after = render(body)
     got = touched_statements(before, after, inert)
     if got.scope == "function":

@@ -2,21 +2,25 @@
 recorded run, to be able to observe the edit (statement-level test selection).
 
 A deterministic test that executed none of the changed statements runs the same way after
-the edit — unless the edit changes what the *other* statements mean. So the answer is one of:
+the edit — unless the edit changes what the *other* statements mean. Execution before and after the edit is the same up to the first changed place a test
+reaches; so a test that can see the edit reached that place *before* the edit too, and ran
+what stood there. The answer is one of:
 
 - ``lines``: the edit replaces simple statements with simple statements in the same places
   (the function's tree, with the touched statements masked, is unchanged): a test must have
-  executed one of the replaced statements' lines;
-- ``lines`` of the statement before it: the edit adds, removes or restructures statements,
-  or changes a block's header: a test must have executed the statement right before the
-  edit in the same block (Python enters a block only at its start, so whatever reaches the
-  edit ran that statement) — or, when the edit starts a block, the block's first statement
-  before the edit (entering a block runs it: an edit at the start of an ``else:`` needs a
-  test that took the ``else``, not one that only ran the ``if`` header); some line of the
-  innermost compound statement (``if``, ``for``, ``try``, …) that holds the edit when it
-  touches a header or a clause line (``else:``, ``except``); for the body of a function
-  nested in the edited one, some line of that body: its ``def`` line runs when the enclosing
-  function runs (a factory at import), the body only when the nested function is called;
+  executed one of the replaced statements' lines — or, for operands of an ``if``/``while``
+  condition written ``a and b …`` on lines of their own, one of those operands' lines (the
+  rest of the condition stops early without them);
+- ``lines`` of the first statement an edit replaces or removes (whoever reaches the edit
+  went on into it); for an insertion, the statement right before it in the same block
+  (Python enters a block only at its start, so whatever reaches the insertion ran that
+  statement) — or, when the insertion starts a block, the block's first statement before
+  the edit (entering a block runs it: an edit at the start of an ``else:`` needs a test that
+  took the ``else``, not one that only ran the ``if`` header); some line of the innermost
+  compound statement (``if``, ``for``, ``try``, …) that holds the edit when it touches a
+  header or a clause line (``else:``, ``except``); for the body of a function nested in the
+  edited one, some line of that body: its ``def`` line runs when the enclosing function
+  runs (a factory at import), the body only when the nested function is called;
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
@@ -115,12 +119,24 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
     if touched_b and _shape(before, touched_b) == _shape(after, touched_a):
         return Touched("lines", frozenset(x for s in b_leaves if id(s) in touched_b
                                           for x in _span(s)))
+    ops_b = _operands(b_compounds, {x for i1, i2, _, _ in hunks for x in range(i1, i2)})
+    ops_a = _operands(_statements(after)[1], {x for _, _, j1, j2 in hunks
+                                             for x in range(j1, j2)})
+    if ops_b and (_shape(before, touched_b | set(ops_b))
+                  == _shape(after, touched_a | set(ops_a))):
+        return Touched("lines", frozenset(
+            [x for s in b_leaves if id(s) in touched_b for x in _span(s)]
+            + [x for e in ops_b.values() for x in range(e.lineno, (e.end_lineno or 0) + 1)]))
     resumable = any(suspends)  # a generator resumes mid-block in another test
     lines: set[int] = set()
     for i1, i2, j1, j2 in hunks:
         indent = _indent(b_lines[i1:i2] + a_lines[j1:j2])
         if indent < 0:
             continue  # only comments and blank lines: nothing runs differently
+        first = _first_replaced(b_leaves + b_compounds, i1, i2, indent, b_lines)
+        if first is not None:
+            lines.update(_span(first))
+            continue
         lo, hi = (i1 + 1, i2) if i2 > i1 else (i1, i1)
         block = _enclosing(b_compounds, lo, hi, indent)
         if _in_nested_body(block, i1, i2, b_lines):
@@ -423,6 +439,47 @@ def _previous(holder: ast.AST, line: int, indent: int, text: Sequence[str]) -> a
             continue
         return next((x for x in reversed(before) if _runs_a_line(x)), None)
     return None
+
+
+def _operands(compounds: Sequence[ast.stmt], changed: set[int]) -> dict[int, ast.expr]:
+    """The operands of ``if``/``while`` conditions written as ``a and b or …`` that lie
+    wholly on ``changed`` lines (0-based) and read a name, by id. Python evaluates the
+    operands in order and stops early, so only a test that evaluated a changed operand can
+    see it change — and evaluating it starts a line of its own: the line event a recorded
+    run keeps. (A constant operand is left out: the compiler may fold it into its
+    neighbours' line.)"""
+    out: dict[int, ast.expr] = {}
+
+    def visit(e: ast.expr) -> None:
+        if not isinstance(e, ast.BoolOp):
+            return
+        for v in e.values:
+            lines = set(range(v.lineno - 1, v.end_lineno or v.lineno))
+            if lines <= changed and any(isinstance(n, (ast.Name, ast.Attribute))
+                                        for n in ast.walk(v)):
+                out[id(v)] = v
+            else:
+                visit(v)
+
+    for s in compounds:
+        if isinstance(s, (ast.If, ast.While)):
+            visit(s.test)
+    return out
+
+
+def _first_replaced(stmts: Sequence[ast.stmt], i1: int, i2: int, indent: int,
+                    text: Sequence[str]) -> ast.stmt | None:
+    """The statement a hunk that replaces or removes whole statements (0-based ``[i1, i2)``
+    of the before text, at column ``indent``) begins with: a test that reaches the hunk ran
+    that statement before the edit — execution up to the first change is the same, and there
+    it went on into that statement (in a generator too: the test that resumes it reaches the
+    hunk itself). ``None`` for an insertion, or a hunk that starts inside a statement or on a
+    clause line (``else:``)."""
+    if i2 <= i1:
+        return None
+    starts = [s for s in stmts if i1 < _first(s) <= i2 and s.col_offset == indent
+              and _runs_a_line(s) and not any(map(_is_code, text[i1:_first(s) - 1]))]
+    return min(starts, key=_first, default=None)
 
 
 def _block_start(holder: ast.stmt, i1: int, i2: int, indent: int, text: Sequence[str]

@@ -76,10 +76,14 @@ def test_an_edit_starting_a_block_touches_the_blocks_first_statement() -> None:
     assert touched("    for item", "    for item")[0] == "function"  # sanity: no change
 
 
-def test_in_a_generator_an_added_statement_touches_its_block() -> None:
+def test_in_a_generator_an_added_statement_touches_the_statement_it_precedes() -> None:
+    # the test that reaches the new line goes on into `yield a`; `a = x` may have run in
+    # another test, before the generator paused
     gen = "def g(xs):\n    for x in xs:\n        a = x\n        yield a\n"
     got = touched_statements(gen, gen.replace("a = x\n", "a = x\n        a += 1\n"))
-    assert (got.scope, sorted(got.lines)) == ("lines", [2, 3, 4])
+    assert (got.scope, sorted(got.lines)) == ("lines", [4])
+    got = touched_statements(gen, gen.replace("yield a\n", "yield a\n        log()\n"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [2, 3, 4])  # the end of a block
 
 
 def test_a_changed_header_or_clause_touches_the_block_around_it() -> None:
@@ -91,11 +95,13 @@ def test_a_changed_header_or_clause_touches_the_block_around_it() -> None:
 
 
 def test_top_level_structure() -> None:
-    assert touched("    return total\n", "    log()\n    return total\n") == (
-        "lines", list(range(10, 14)))  # after the try statement
-    assert touched("total = 0\n    for", "total = 0\n    n = 1\n    for") == ("lines", [4])
+    # whoever reaches the new line goes straight on into `return total` (not merely the
+    # `try` statement before it)
+    assert touched("    return total\n", "    log()\n    return total\n") == ("lines", [14])
+    assert touched("total = 0\n    for", "total = 0\n    n = 1\n    for") == (
+        "lines", list(range(5, 10)))  # the `for` statement it precedes
     # the body's first statement: nothing before it runs a line
-    assert touched('"""Doc."""\n', '"""Doc."""\n    start()\n')[0] == "function"
+    assert touched('"""Doc."""\n', '"""Doc."""\n    start()\n') == ("lines", [4])
 
 
 def test_a_decorated_functions_docstring_may_be_read_by_anyone() -> None:
@@ -181,10 +187,14 @@ def test_statements_that_run_no_line_are_passed_over() -> None:
            "    G = y\n"          # 4
            "    return y\n")      # 5
     got = touched_statements(src, src.replace("    G = y\n", "    log(y)\n    G = y\n"))
-    assert (got.scope, sorted(got.lines)) == ("lines", [2])  # not `global G`: it runs no line
+    assert (got.scope, sorted(got.lines)) == ("lines", [4])  # the statement it precedes
     src = 'def f(x):\n    """Doc."""\n    global G\n    return x\n'
     got = touched_statements(src, src.replace("    return x", "    log()\n    return x"))
-    assert got.scope == "function"  # only a docstring and a declaration precede it
+    assert (got.scope, sorted(got.lines)) == ("lines", [4])
+    # at the end of the body, only a docstring and a declaration before it: the function
+    got = touched_statements(src, src.replace("    global G\n    return x\n",
+                                              "    global G\n"))
+    assert got.scope == "lines" and got.lines == frozenset({4})  # the removed `return x`
 
 
 def test_a_name_new_to_the_function_changes_no_other_statement() -> None:
@@ -213,10 +223,10 @@ FACTORY = textwrap.dedent('''\
 def test_an_edit_starting_a_nested_functions_body_needs_a_call_not_the_def_line() -> None:
     got = touched_statements(FACTORY, FACTORY.replace(
         '        """Name x."""\n', '        """Name x."""\n        check(x)\n'))
-    assert (got.scope, sorted(got.lines)) == ("lines", [4, 5, 6])  # the body, not line 3
+    assert (got.scope, sorted(got.lines)) == ("lines", [5])  # its body's start, not line 3
     got = touched_statements(FACTORY, FACTORY.replace(
         "        return out.upper()", "        log(out)\n        return out.upper()"))
-    assert (got.scope, sorted(got.lines)) == ("lines", [5])  # the statement before it
+    assert (got.scope, sorted(got.lines)) == ("lines", [6])  # the statement it precedes
 
 
 def test_a_nested_functions_signature_runs_with_the_enclosing_function() -> None:
@@ -229,7 +239,10 @@ def test_a_nested_generator_resumes_mid_body() -> None:
     gen = FACTORY.replace("return out.upper() if upper else out", "yield out")
     got = touched_statements(gen, gen.replace("        yield out",
                                               "        log(out)\n        yield out"))
-    assert (got.scope, sorted(got.lines)) == ("lines", [4, 5, 6])
+    assert (got.scope, sorted(got.lines)) == ("lines", [6])
+    got = touched_statements(gen, gen.replace("        yield out\n",
+                                              "        yield out\n        log(out)\n"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [4, 5, 6])  # resumes mid-body
 
 
 INIT = textwrap.dedent('''\
@@ -301,7 +314,7 @@ def test_a_rebound_instance_or_decorated_method_keeps_every_store() -> None:
     rebound = INIT + "    self = parent\n"
     after = rebound.replace("    self.children = []\n",
                             "    self.children = []\n    self.flag = 1\n")
-    assert touched_statements(rebound, after, every_attribute).lines == frozenset({6})
+    assert touched_statements(rebound, after, every_attribute).lines == frozenset({7})
     decorated = "@wraps\n" + INIT
     after = decorated.replace("    self.children = []\n",
                               "    self.children = []\n    self.flag = 1\n")

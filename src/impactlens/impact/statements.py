@@ -2,9 +2,10 @@
 recorded run, to be able to observe the edit (statement-level test selection).
 
 A deterministic test that executed none of the changed statements runs the same way after
-the edit — unless the edit changes what the *other* statements mean. Execution before and after the edit is the same up to the first changed place a test
-reaches; so a test that can see the edit reached that place *before* the edit too, and ran
-what stood there. The answer is one of:
+the edit — unless the edit changes what the *other* statements mean. Execution before and
+after the edit is the same up to the first changed place a test reaches; so a test that can
+see the edit reached that place *before* the edit too, and ran what stood there. The answer
+is one of:
 
 - ``lines``: the edit replaces simple statements with simple statements in the same places
   (the function's tree, with the touched statements masked, is unchanged): a test must have
@@ -12,15 +13,16 @@ what stood there. The answer is one of:
   condition written ``a and b …`` on lines of their own, one of those operands' lines (the
   rest of the condition stops early without them);
 - ``lines`` of the first statement an edit replaces or removes (whoever reaches the edit
-  went on into it); for an insertion, the statement right before it in the same block
-  (Python enters a block only at its start, so whatever reaches the insertion ran that
-  statement) — or, when the insertion starts a block, the block's first statement before
-  the edit (entering a block runs it: an edit at the start of an ``else:`` needs a test that
-  took the ``else``, not one that only ran the ``if`` header); some line of the innermost
-  compound statement (``if``, ``for``, ``try``, …) that holds the edit when it touches a
-  header or a clause line (``else:``, ``except``); for the body of a function nested in the
-  edited one, some line of that body: its ``def`` line runs when the enclosing function
-  runs (a factory at import), the body only when the nested function is called;
+  went on into it); for an insertion, the statement right after it in the same block
+  (whoever reaches the insertion went straight on into it before the edit: at the start of
+  an ``else:``, a test that took the ``else``, not one that only ran the ``if`` header) or,
+  when the insertion ends its block, the statement right before it (Python enters a block
+  only at its start, so whatever reaches the insertion ran that statement); some line of
+  the innermost compound statement (``if``, ``for``, ``try``, …) that holds the edit when it
+  touches a header or a clause line (``else:``, ``except``); for the body of a function
+  nested in the edited one, some line of that body: its ``def`` line runs when the
+  enclosing function runs (a factory at import), the body only when the nested function is
+  called;
 - ``function``: no narrower claim is sound — the edit starts the function's body, a name
   changes scope (a new local shadowing a global read elsewhere, ``global``/``nonlocal``), the
   function becomes or stops being a generator or coroutine, or the source does not parse;
@@ -133,7 +135,8 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
         indent = _indent(b_lines[i1:i2] + a_lines[j1:j2])
         if indent < 0:
             continue  # only comments and blank lines: nothing runs differently
-        first = _first_replaced(b_leaves + b_compounds, i1, i2, indent, b_lines)
+        first = (_first_replaced if i2 > i1 else _next_statement)(
+            b_leaves + b_compounds, i1, i2, indent, b_lines)
         if first is not None:
             lines.update(_span(first))
             continue
@@ -480,6 +483,19 @@ def _first_replaced(stmts: Sequence[ast.stmt], i1: int, i2: int, indent: int,
     starts = [s for s in stmts if i1 < _first(s) <= i2 and s.col_offset == indent
               and _runs_a_line(s) and not any(map(_is_code, text[i1:_first(s) - 1]))]
     return min(starts, key=_first, default=None)
+
+
+def _next_statement(stmts: Sequence[ast.stmt], i1: int, i2: int, indent: int,
+                    text: Sequence[str]) -> ast.stmt | None:
+    """The statement right after an insertion (after 0-based line ``i1`` of the before
+    text, at column ``indent``) in the same block: whoever reaches the insertion would, before
+    the edit, have gone straight on into it — in a generator too, unlike the statement
+    before it, which another test may have run before the generator paused. ``None`` when
+    the insertion ends its block."""
+    after = [s for s in stmts if _first(s) > i1 and s.col_offset == indent
+             and not any(map(_is_code, text[i1:_first(s) - 1]))]
+    nxt = min(after, key=_first, default=None)
+    return nxt if nxt is not None and _runs_a_line(nxt) else None
 
 
 def _block_start(holder: ast.stmt, i1: int, i2: int, indent: int, text: Sequence[str]

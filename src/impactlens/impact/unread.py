@@ -93,6 +93,8 @@ class UnreadAttributes:
             pattern = re.compile(rf"\.({names})\b|(['\"])({names})\2")
             counts = dict.fromkeys(new, 0)
             for text in self._texts():
+                if not any(a in text for a in new):
+                    continue  # a substring test is far cheaper than the pattern
                 for m in pattern.finditer(text):
                     counts[m.group(1) or m.group(3)] += 1
             self._mentions.update(counts)

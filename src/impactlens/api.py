@@ -178,6 +178,9 @@ class Project:
         import os
         import subprocess
         import sys
+        import tempfile
+
+        from impactlens.index.child_trace import start_up_env
 
         before = self.store.recording_info() if index_path(self.root).exists() else None
         cmd = [sys.executable, "-m", "pytest", "--impact-record", *pytest_args]
@@ -185,7 +188,10 @@ class Project:
             cmd[4:4] = ["--impact-record-functions"]
         if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
             cmd[3:3] = ["-p", "impactlens.serve.pytest_plugin"]
-        code = subprocess.run(cmd, cwd=self.root, check=False).returncode
+        with tempfile.TemporaryDirectory(prefix="impactlens-start-") as stub:
+            # traced from start-up: what a plugin's import of the project ran is recorded
+            env = start_up_env(self.root, Path(stub), lines)
+            code = subprocess.run(cmd, cwd=self.root, env=env, check=False).returncode
         self.close()  # the run wrote the index from another process: reopen it
         after = self.store.recording_info() if index_path(self.root).exists() else None
         return code, (json.loads(after) if after and after != before else None)

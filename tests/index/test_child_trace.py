@@ -4,11 +4,23 @@ follow, and how the reports are read."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from impactlens.index.child_trace import ENV_DIR, ChildCode, read_reports, unseen
+from impactlens.index.child_trace import (
+    ENV_DIR,
+    ENV_EARLY,
+    ENV_LINES,
+    ENV_ROOT,
+    ChildCode,
+    read_reports,
+    start_early,
+    start_up_env,
+    take_early,
+    unseen,
+)
 
 
 @pytest.fixture
@@ -51,3 +63,32 @@ def test_reports_are_credited_to_the_test_that_started_each_child(tmp_path: Path
     got = read_reports(tmp_path)
     assert got.ran == {"t.py::test_a": {ChildCode("/r/app.py", "f", 3): frozenset({4, 5, 6})}}
     assert got.unseen == {"t.py::test_c", "t.py::test_d"}
+
+
+def test_the_start_up_trace_hands_what_ran_to_the_recorder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert take_early() is None  # nothing traced from start-up here
+    monkeypatch.setenv(ENV_ROOT, str(tmp_path))
+    monkeypatch.setenv(ENV_LINES, "1")
+    source = tmp_path / "app.py"
+    source.write_text("def f(x):\n    y = x + 1\n    return y\n")
+    namespace: dict[str, object] = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    start_early()
+    try:
+        assert namespace["f"](1) == 2  # type: ignore[operator]
+        sum(range(3))  # code outside the root: not kept
+    finally:
+        got = take_early()
+    assert sys.gettrace() is None and got is not None
+    codes, before = got
+    assert codes == {ChildCode(str(source), "f", 1): frozenset({2, 3})}
+    assert before == frozenset()
+    assert take_early() is None  # handed over once
+
+
+def test_the_start_up_environment_puts_the_stub_first(tmp_path: Path) -> None:
+    env = start_up_env(Path("/repo"), tmp_path, env={"PYTHONPATH": "src", "A": "1"})
+    assert env["PYTHONPATH"] == os.pathsep.join([str(tmp_path), "src"])
+    assert (env[ENV_EARLY], env[ENV_ROOT], env["A"]) == ("1", "/repo", "1")
+    assert "start_early()" in (tmp_path / "sitecustomize.py").read_text()

@@ -167,6 +167,28 @@ def test_a_module_a_plugin_imported_before_the_recording_selects_every_test(
     assert "src/app/boot.py" in info["preimported"]
 
 
+def test_impactlens_record_traces_what_a_plugin_imported_from_start_up(
+        make_repo: Callable[..., Path]) -> None:
+    # the same plugin, the suite run by `impactlens record`: its pytest process is traced
+    # from start-up, so what app.boot's import ran (`register`, for `hello`) is known
+    repo = make_repo({**APP,
+                      "early_plugin.py": "import sys\n\nsys.path.insert(0, 'src')\n"
+                                         "import app.boot  # noqa: E402,F401\n"})
+    code, info = Project(repo).record_tests(["-p", "no:cacheprovider", "-p", "early_plugin"])
+    assert code == 0 and info is not None
+    assert info["preimported"] == [] and info["from_start"] is True
+    boot = APP["src/app/boot.py"]
+    (repo / "src/app/boot.py").write_text(boot.replace("return 'hi'", "return 'hello'"))
+    tests, _ = validate(repo)
+    assert tests == {"tests/test_boot.py::test_reg"}  # `hello` ran in that test alone
+    (repo / "src/app/boot.py").write_text(boot.replace("REG.append(f.__name__)",
+                                                       "REG.insert(0, f.__name__)"))
+    tests, note = validate(repo)  # `register` ran while pytest started: an error stops it
+    assert tests == set(Store.open(index_path(repo)).recorded_tests())
+    assert relations(repo)["tests/test_calc.py::test_add"] == STARTUP
+    assert "ran while pytest starts" in note
+
+
 UNUSED_CHANGED = APP["src/app/calc.py"].replace("return -a", "return 0 - a")
 
 

@@ -92,6 +92,7 @@ from impactlens.bench.metrics import (
     score_sets,
 )
 from impactlens.change import git as gitcmd
+from impactlens.index import child_trace
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
 from impactlens.index.recording import base_test_id
@@ -475,14 +476,18 @@ def suite_env(wt: Path, *first: Path) -> dict[str, str]:
 
 
 def run_suite(wt: Path, timeout: float, plugin_dir: Path, extra: Sequence[str] = (),
-              ids: Sequence[str] = ()) -> dict[str, str] | None:
+              ids: Sequence[str] = (), start_up: Path | None = None) -> dict[str, str] | None:
     """``{test id: outcome}`` of the work tree's suite, or of the tests ``ids`` only
     (``None`` on timeout; ``{}`` when pytest ended without running anything — a
     ``conftest.py`` or a plugin that imports the package failed to import: every test
     counts as an error, since a seed that breaks the package's own import breaks the whole
-    suite, and a parent run with no test passed counts as not run)."""
+    suite, and a parent run with no test passed counts as not run). ``start_up``: a
+    directory for the stub that traces the pytest process from its start-up (a recording,
+    as ``impactlens record`` runs it)."""
     out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
     env = suite_env(wt, plugin_dir)
+    if start_up is not None:
+        env = child_trace.start_up_env(wt, start_up, env=env)
     env["IMPACTLENS_BENCH_OUT"] = str(out)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     target = list(ids) or (["tests"] if (wt / "tests").is_dir() else
@@ -706,13 +711,14 @@ def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeou
     cache, else run (and cached). ``None`` when the recording run did not complete."""
     from impactlens.index.recording import Recording
 
-    path = _cache_file(cache, sha, "record-9", extra)
+    path = _cache_file(cache, sha, "record-10", extra)
     if path is not None and path.exists():
         data = json.loads(path.read_text())
         with store.transaction():
             store.put_recording([tuple(r) for r in data["rows"]], data["files"], data["tests"],
                                 data["info"])
-    elif run_suite(wt, timeout, plugin_dir, [*extra, "--impact-record"]) is None:
+    elif run_suite(wt, timeout, plugin_dir, [*extra, "--impact-record"],
+                   start_up=_dir(plugin_dir / "start-up")) is None:
         return None
     elif path is not None:
         data = {"rows": store.recording_rows(), "files": store.recording_files(),
@@ -720,6 +726,11 @@ def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeou
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, sort_keys=True))
     return Recording.load(store)
+
+
+def _dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 # --------------------------------------------------------------- aggregation

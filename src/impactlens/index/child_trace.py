@@ -16,6 +16,12 @@ leaves its test a *spawner* — selected for every change, as if the child had r
 resource tracker, a server killed before it imported the project — ran nothing a change
 can reach.)
 
+The same stub serves ``impactlens record``'s own pytest process: started with
+``IMPACTLENS_EARLY=1`` (:func:`start_up_env`), it traces the project's code from the
+interpreter's start-up (:func:`start_early`) until the recorder takes over
+(:func:`take_early`) — so what a pytest plugin's import of the project ran before the
+recording began is known, not assumed to be anything.
+
 Standard library only: it runs at every child's start-up, before the child's own code.
 """
 
@@ -32,18 +38,27 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NamedTuple
 
-__all__ = ["ENV_DIR", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode", "Reports",
-           "in_project", "read_reports", "sitecustomize", "start", "unseen"]
+__all__ = ["ENV_DIR", "ENV_EARLY", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode",
+           "Reports", "in_project", "read_reports", "sitecustomize", "start", "start_early",
+           "start_up_env", "take_early", "unseen"]
 
 ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
 ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
 ENV_TEST = "IMPACTLENS_CHILD_TEST"  # the test (or shared fixture key) running in the parent
 ENV_LINES = "IMPACTLENS_CHILD_LINES"  # "1": lines too, "0": functions only
+ENV_EARLY = "IMPACTLENS_EARLY"  # "1": trace this process from start-up for its recorder
 
 # the stub: stdlib only, silent, then the sitecustomize it shadows (if any) runs as before
 _STUB = '''\
 import os as _os
 def _impactlens():
+    if _os.environ.pop("{early}", None) == "1":  # the recording's own process (not its children)
+        try:
+            from impactlens.index.child_trace import start_early
+            start_early()
+        except Exception:  # the recorder then says what ran before it is unknown
+            pass
+        return
     out = _os.environ.get("{dir}")
     if not out:
         return
@@ -125,16 +140,58 @@ class ChildCode(NamedTuple):
 
 def sitecustomize() -> str:
     """The ``sitecustomize.py`` the recorder puts first on the children's ``PYTHONPATH``."""
-    return _STUB.format(dir=ENV_DIR, test=ENV_TEST)
+    return _STUB.format(dir=ENV_DIR, test=ENV_TEST, early=ENV_EARLY)
 
 
-def start() -> None:
-    """Trace this (child) process's run of the project's code; report it at exit."""
-    out = Path(os.environ[ENV_DIR])
-    root = os.path.join(os.environ.get(ENV_ROOT, "/"), "")  # with the separator
-    lines = os.environ.get(ENV_LINES, "1") == "1"
-    test = os.environ.get(ENV_TEST, "")
+def start_up_env(root: Path, stub: Path, lines: bool = True,
+                 env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a pytest process whose recorder sees what ran before it began:
+    ``env`` (default ``os.environ``) with the stub, written to the directory ``stub``, first
+    on ``PYTHONPATH``."""
+    base = dict(os.environ if env is None else env)
+    (stub / "sitecustomize.py").write_text(sitecustomize())
+    path = os.pathsep.join(filter(None, [str(stub), base.get("PYTHONPATH")]))
+    return {**base, ENV_EARLY: "1", ENV_ROOT: str(root), ENV_LINES: "1" if lines else "0",
+            "PYTHONPATH": path}
+
+
+# the start-up trace of the recording's own process: (code → lines, hook, project files
+# already imported when it began), until the recorder takes it
+_early: tuple[dict[Any, set[int]], Any, frozenset[str]] | None = None
+
+
+def start_early() -> None:
+    """Trace this process's run of the project's code from now until :func:`take_early`."""
+    global _early
+    root = os.path.join(os.environ.get(ENV_ROOT, "/"), "")
     ran: dict[Any, set[int]] = {}
+    hook = _tracer(root, os.environ.get(ENV_LINES, "1") == "1", ran, lambda: None)
+    before = frozenset(f for m in list(sys.modules.values())
+                       if isinstance(f := getattr(m, "__file__", None), str)
+                       and in_project(f, root))
+    _early = (ran, hook, before)
+    threading.settrace(hook)
+    sys.settrace(hook)
+
+
+def take_early() -> tuple[dict[ChildCode, frozenset[int]], frozenset[str]] | None:
+    """Stop the start-up trace: what it saw run (code → lines; empty sets when lines were
+    off) and the project's files imported before it began. ``None`` when there was none."""
+    global _early
+    if _early is None:
+        return None
+    ran, hook, before = _early
+    _early = None
+    if sys.gettrace() is hook:
+        sys.settrace(None)
+    threading.settrace(None)  # type: ignore[arg-type]
+    return ({ChildCode(c.co_filename, c.co_name, c.co_firstlineno): frozenset(x)
+             for c, x in ran.items()}, before)
+
+
+def _tracer(root: str, lines: bool, ran: dict[Any, set[int]], first: Any) -> Any:
+    """A trace function adding the project's code objects run (and their lines) to ``ran``;
+    ``first()`` when the first of them runs."""
     ours: dict[str, bool] = {}
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
@@ -150,10 +207,23 @@ def start() -> None:
                 mine = ours[name] = in_project(name, root)
             if not mine:
                 return None
-            if not ran:  # its first code of the project's: if it never reports, that counts
-                _touch(out / f"{os.getpid()}.ran", test)
+            if not ran:
+                first()
             ran[code] = set()
         return local if lines else None
+
+    return hook
+
+
+def start() -> None:
+    """Trace this (child) process's run of the project's code; report it at exit."""
+    out = Path(os.environ[ENV_DIR])
+    root = os.path.join(os.environ.get(ENV_ROOT, "/"), "")  # with the separator
+    lines = os.environ.get(ENV_LINES, "1") == "1"
+    test = os.environ.get(ENV_TEST, "")
+    ran: dict[Any, set[int]] = {}
+    # its first code of the project's: if it never reports, that counts
+    hook = _tracer(root, lines, ran, lambda: _touch(out / f"{os.getpid()}.ran", test))
 
     def report() -> None:
         sys.settrace(None)

@@ -222,9 +222,11 @@ class Recorder:
         self.spawned: set[str] = set()
         self._children: Path | None = None  # where children report
         self._environ: dict[str, str | None] = {}  # what the recording changed, to restore
+        self.from_start = False  # the process was traced from start-up (`impactlens record`)
 
     def start(self) -> None:
         global _current, _root
+        early = child_trace.take_early()  # what ran since start-up (`impactlens record`)
         if sys.gettrace() is not None:
             raise RuntimeError("another trace function is active (coverage, a debugger): "
                                "--impact-record cannot run alongside it")
@@ -237,6 +239,11 @@ class Recorder:
         self.preimported = {f for m in list(sys.modules.values())
                             if isinstance(f := getattr(m, "__file__", None), str)
                             and in_project(f, str(self.root))}
+        if early is not None:  # traced from start-up: only what came before that is unknown
+            codes, self.preimported = early[0], set(early[1])
+            self.from_start = True
+            _import_time.update(codes)  # it ran while pytest started: outside any test
+            self._merge(self.lines.setdefault(OUTSIDE, {}), {c: x for c, x in codes.items() if x})
         _current = _import_time
         _watch_spawns(self)
         self._report_children()
@@ -391,7 +398,7 @@ class Recorder:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
                                   head=head, preimported=self.preimported,
-                                  spawners=self.spawned)
+                                  spawners=self.spawned, from_start=self.from_start)
 
     def _credit_shared_fixtures(self) -> None:
         for test, keys in self.shared.items():
@@ -421,14 +428,16 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[Code]],
                    outcomes: Mapping[str, str],
                    lines: Mapping[str, Mapping[Code, Iterable[int]]] | None = None, *,
                    head: str = "", preimported: Iterable[str] = (),
-                   spawners: Iterable[str] | None = None) -> dict[str, Any]:
+                   spawners: Iterable[str] | None = None, from_start: bool = False
+                   ) -> dict[str, Any]:
     """Replace the store's recording with ``runs`` (test id → code objects it ran;
     ``IMPORT_TIME`` for calls outside tests or during imports) and ``lines`` (test id →
     code object → its lines the test ran), mapped to the index's functions in the indexed
     non-test files under ``root``. ``preimported``: files of modules imported before the
     recording began (kept in the info: their import-time code is unrecorded); ``spawners``:
     the tests that started a process (``IMPORT_TIME``: one started outside any test), or
-    ``None`` when process starts were not watched."""
+    ``None`` when process starts were not watched; ``from_start``: the pytest process was
+    traced from its start-up (what its plugins' imports ran is in ``lines``)."""
     lines = lines or {}
     indexed = {r.path: r for r in store.files()}
     files = {p: r for p, r in indexed.items() if not r.is_test}
@@ -472,7 +481,8 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[Code]],
     tests = {base_test_id(t): o for t, o in outcomes.items()}
     early = sorted({p for f in preimported if (p := _indexed(root, f, files)) is not None})
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
-            "rows": len(rows), "lines": any(x for x in lines.values()), "preimported": early}
+            "rows": len(rows), "lines": any(x for x in lines.values()), "preimported": early,
+            "from_start": from_start}
     if spawners is not None:
         info["spawners"] = sorted({base_test_id(t) for t in spawners if t != IMPORT_TIME})
         info["spawned_outside"] = IMPORT_TIME in spawners

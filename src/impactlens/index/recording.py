@@ -13,7 +13,10 @@ import-time too, even when a test triggered the import, and the lines it runs ar
 credited to the innermost module being imported (``IMPORTED`` + its path), so a change to
 them reaches the tests defined in or importing that module, and to the outermost one, whose
 import began the chain (a ``conftest.py`` importing the package: every test). Lines run
-between tests outside any import (a pytest hook, a plugin) are kept under ``OUTSIDE``.
+between tests outside any import (a pytest hook, a plugin) are kept under ``OUTSIDE``, and so
+is what ran before the recorder started when ``impactlens record`` traced the process from
+start-up (:func:`impactlens.index.child_trace.start_early`: a plugin that imports the
+project); otherwise the project's modules already imported then are kept as *preimported*.
 
 At the end, code objects of the indexed non-test files are mapped to the index's function
 and method nodes (file, name, first line inside the node's lines; nested functions by the

@@ -170,8 +170,11 @@ def test_a_module_a_plugin_imported_before_the_recording_selects_every_test(
 def test_impactlens_record_traces_what_a_plugin_imported_from_start_up(
         make_repo: Callable[..., Path]) -> None:
     # the same plugin, the suite run by `impactlens record`: its pytest process is traced
-    # from start-up, so what app.boot's import ran (`register`, for `hello`) is known
+    # from start-up, so what app.boot's import ran (`register`, for `hello`) is known —
+    # in a suite that makes warnings errors too (the start-up stub must not import the
+    # plugin's package before pytest can rewrite it)
     repo = make_repo({**APP,
+                      "pyproject.toml": APP["pyproject.toml"] + 'filterwarnings = ["error"]\n',
                       "early_plugin.py": "import sys\n\nsys.path.insert(0, 'src')\n"
                                          "import app.boot  # noqa: E402,F401\n"})
     code, info = Project(repo).record_tests(["-p", "no:cacheprovider", "-p", "early_plugin"])

@@ -47,15 +47,24 @@ ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is tr
 ENV_TEST = "IMPACTLENS_CHILD_TEST"  # the test (or shared fixture key) running in the parent
 ENV_LINES = "IMPACTLENS_CHILD_LINES"  # "1": lines too, "0": functions only
 ENV_EARLY = "IMPACTLENS_EARLY"  # "1": trace this process from start-up for its recorder
+PRIVATE = "_impactlens_child_trace"  # the name the stub loads this module under
 
 # the stub: stdlib only, silent, then the sitecustomize it shadows (if any) runs as before
 _STUB = '''\
 import os as _os
+def _load():  # this module by its path: importing the impactlens package this early would
+    import importlib.util, sys  # keep pytest from rewriting its plugin (a warning, an error
+    name = "{private}"  # under -W error)
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, {path})
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 def _impactlens():
     if _os.environ.pop("{early}", None) == "1":  # the recording's own process (not its children)
         try:
-            from impactlens.index.child_trace import start_early
-            start_early()
+            _load().start_early()
         except Exception:  # the recorder then says what ran before it is unknown
             pass
         return
@@ -63,8 +72,7 @@ def _impactlens():
     if not out:
         return
     try:
-        from impactlens.index.child_trace import start
-        start()
+        _load().start()
     except Exception:  # another interpreter: this child's run is not seen
         try:
             with open(_os.path.join(out, "%d.blind" % _os.getpid()), "w") as f:
@@ -140,7 +148,8 @@ class ChildCode(NamedTuple):
 
 def sitecustomize() -> str:
     """The ``sitecustomize.py`` the recorder puts first on the children's ``PYTHONPATH``."""
-    return _STUB.format(dir=ENV_DIR, test=ENV_TEST, early=ENV_EARLY)
+    return _STUB.format(dir=ENV_DIR, test=ENV_TEST, early=ENV_EARLY, private=PRIVATE,
+                        path=repr(os.path.abspath(__file__)))
 
 
 def start_up_env(root: Path, stub: Path, lines: bool = True,
@@ -178,10 +187,15 @@ def take_early() -> tuple[dict[ChildCode, frozenset[int]], frozenset[str]] | Non
     """Stop the start-up trace: what it saw run (code → lines; empty sets when lines were
     off) and the project's files imported before it began. ``None`` when there was none."""
     global _early
-    if _early is None:
+    home = sys.modules.get(PRIVATE)  # where the stub loaded this module at start-up
+    if home is not None and getattr(home, "_early", None) is not None:
+        state = home._early  # type: ignore[attr-defined]
+        home._early = None  # type: ignore[attr-defined]
+    elif _early is not None:
+        state, _early = _early, None
+    else:
         return None
-    ran, hook, before = _early
-    _early = None
+    ran, hook, before = state
     if sys.gettrace() is hook:
         sys.settrace(None)
     threading.settrace(None)  # type: ignore[arg-type]

@@ -720,6 +720,8 @@ def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeou
     elif run_suite(wt, timeout, plugin_dir, [*extra, "--impact-record"],
                    start_up=_dir(plugin_dir / "start-up")) is None:
         return None
+    elif store.recording_info() is None:
+        return None  # the recording run stored nothing (pytest failed to start): not cached
     elif path is not None:
         data = {"rows": store.recording_rows(), "files": store.recording_files(),
                 "tests": store.recorded_tests(), "info": store.recording_info()}

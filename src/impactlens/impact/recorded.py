@@ -202,7 +202,8 @@ class RecordedTests:
         docs = (f"; {len(self.docs)} docstring edit(s): with the tests that can read it"
                 if self.docs else "")
         docs += (f"; {len(self.early)} in modules imported before the recording began (by a "
-                 "pytest plugin): every recorded test" if self.early else "")
+                 "pytest plugin): every recorded test (`impactlens record` traces from "
+                 "start-up)" if self.early else "")
         docs += (f"; {len(self.inert)} only store attributes nothing reads: no test"
                  if self.inert else "")
         docs += (f"; {len(self.session)} ran while pytest starts (a conftest's import, a "

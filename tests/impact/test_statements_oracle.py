@@ -44,15 +44,12 @@ def render(body: Block) -> str:
         for s in block:
             if s[0] == "s":
                 out.append(pad + s[1])
-            elif s[0] == "if" and s[4] is None:
-                out.append(f"{pad}if a > {s[1]}:")
-                emit(s[2], depth + 1)
-                if s[3]:
-                    out.append(f"{pad}else:")
-                    emit(s[3], depth + 1)
             elif s[0] == "if":
-                out.append(f"{pad}if (a > {s[1]}")
-                out.append(f"{pad}        and b > {s[4]}):")
+                if s[4] is None:
+                    out.append(f"{pad}if a > {s[1]}:")
+                else:  # a second operand on a line of its own
+                    out.append(f"{pad}if (a > {s[1]}")
+                    out.append(f"{pad}        and b > {s[4]}):")
                 emit(s[2], depth + 1)
                 if s[3]:
                     out.append(f"{pad}else:")

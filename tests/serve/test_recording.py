@@ -238,6 +238,17 @@ def test_what_a_child_process_ran_is_credited_to_the_test_that_started_it(
     assert relations(repo)["tests/test_child.py::test_child"] == RECORDED
 
 
+def test_a_child_of_a_process_traced_from_start_up_is_followed(
+        make_repo: Callable[..., Path]) -> None:
+    # `impactlens record`: the start-up stub is on the child's PYTHONPATH too, behind the
+    # recorder's; the child runs one of them, once, and reports
+    repo = make_repo({**APP, **SEEN})
+    code, info = Project(repo).record_tests(["-p", "no:cacheprovider"])
+    assert code == 0 and info is not None and info["spawners"] == []
+    lines = Store.open(index_path(repo)).test_lines("app.calc.unused")
+    assert lines == {"tests/test_child.py::test_child": "14"}
+
+
 def test_a_child_the_recording_cannot_see_keeps_its_test_for_any_change(
         make_repo: Callable[..., Path]) -> None:
     repo = make_repo({**APP, **UNSEEN})

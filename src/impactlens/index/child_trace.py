@@ -51,6 +51,7 @@ PRIVATE = "_impactlens_child_trace"  # the name the stub loads this module under
 
 # the stub: stdlib only, silent, then the sitecustomize it shadows (if any) runs as before
 _STUB = '''\
+# impactlens stub: traces this process for a recording (impactlens.index.child_trace)
 import os as _os
 def _load():  # this module by its path: importing the impactlens package this early would
     import importlib.util, sys  # keep pytest from rewriting its plugin (a warning, an error
@@ -86,7 +87,7 @@ def _chain():  # the sitecustomize this one shadows, if any, runs as it would ha
         for entry in sys.path:
             if _os.path.abspath(entry or ".") != here:
                 spec = importlib.machinery.PathFinder.find_spec("sitecustomize", [entry])
-                if spec is not None and spec.loader is not None:
+                if spec is not None and spec.loader is not None and not _ours(spec.origin):
                     break
         else:
             return
@@ -94,9 +95,15 @@ def _chain():  # the sitecustomize this one shadows, if any, runs as it would ha
         return
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+def _ours(path):  # another copy of this stub (the start-up one, behind a child's): skipped
+    try:
+        with open(path) as f:
+            return f.readline().startswith("# impactlens stub")
+    except OSError:
+        return False
 _impactlens()
 _chain()
-del _impactlens, _chain
+del _impactlens, _chain, _ours
 '''
 
 

@@ -88,9 +88,10 @@ def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -
 
     PYTEST_ARGS go to pytest (e.g. `impactlens record -- -x tests/unit`). The run is
     pytest with `--impact-record` (a trace hook, one test at a time) in the repository
-    root; afterwards `analyze` and `pytest --impact` select, for a change to a function,
-    only the tests that ran it — for a body edit, only those that ran the changed
-    statements — while the files those tests ran are unchanged."""
+    root, traced from interpreter start-up (so what a plugin's early import of the
+    project ran is known too); afterwards `analyze` and `pytest --impact` select, for a
+    change to a function, only the tests that ran it — for a body edit, only those that
+    ran the changed statements — while the files those tests ran are unchanged."""
     code, info = Project(repo).record_tests(pytest_args, lines=not functions_only)
     if info is None:
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")

@@ -346,3 +346,24 @@ def test_a_changed_operand_of_a_condition_needs_a_test_that_evaluated_it() -> No
     # the operator changed: not an operand of the same condition
     got = touched_statements(COND, COND.replace("and b.ok", "or b.ok"))
     assert got.lines == frozenset(range(2, 5))
+
+
+TRY = ("def f(self, a, b):\n"         # 1
+       "    try:\n"                    # 2
+       "        a = a // b\n"          # 3
+       "    except ValueError:\n"      # 4
+       "        a = 0\n"               # 5
+       "    log(a)\n"                  # 6
+       "    return a\n")               # 7
+
+
+def test_a_clause_an_exception_reaches_is_not_a_statement_after_the_try() -> None:
+    # b == 0 raised past the `try` before the edit: `log(a)` never ran, yet the new handler
+    # changes what that input does — the tests that ran the `try` statement
+    for clause in ("    except ZeroDivisionError:\n        a = -1\n",
+                   "    finally:\n        log(b)\n"):
+        got = touched_statements(TRY, TRY.replace("    log(a)\n", clause + "    log(a)\n"))
+        assert (got.scope, sorted(got.lines)) == ("lines", [2, 3, 4, 5])
+    # a whole statement inserted there is reached only through the `try`'s end
+    got = touched_statements(TRY, TRY.replace("    log(a)\n", "    check(a)\n    log(a)\n"))
+    assert (got.scope, sorted(got.lines)) == ("lines", [6])

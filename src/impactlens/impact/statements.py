@@ -115,14 +115,14 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
     if _scope_changed(before_src, after_src, before, changed):
         return Touched("function", why="a name changes scope")
     b_leaves, b_compounds = _statements(before)
-    a_leaves, _ = _statements(after)
+    a_leaves, a_compounds = _statements(after)
     touched_b = _touched(b_leaves, [(i1, i2) for i1, i2, _, _ in hunks])
     touched_a = _touched(a_leaves, [(j1, j2) for _, _, j1, j2 in hunks])
     if touched_b and _shape(before, touched_b) == _shape(after, touched_a):
         return Touched("lines", frozenset(x for s in b_leaves if id(s) in touched_b
                                           for x in _span(s)))
     ops_b = _operands(b_compounds, {x for i1, i2, _, _ in hunks for x in range(i1, i2)})
-    ops_a = _operands(_statements(after)[1], {x for _, _, j1, j2 in hunks
+    ops_a = _operands(a_compounds, {x for _, _, j1, j2 in hunks
                                              for x in range(j1, j2)})
     if ops_b and (_shape(before, touched_b | set(ops_b))
                   == _shape(after, touched_a | set(ops_a))):
@@ -137,7 +137,7 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
             continue  # only comments and blank lines: nothing runs differently
         first = (_first_replaced if i2 > i1 else _next_statement)(
             b_leaves + b_compounds, i1, i2, indent, b_lines)
-        if first is not None:
+        if first is not None and _whole(a_leaves + a_compounds, j1, j2, a_lines):
             lines.update(_span(first))
             continue
         lo, hi = (i1 + 1, i2) if i2 > i1 else (i1, i1)
@@ -468,6 +468,15 @@ def _operands(compounds: Sequence[ast.stmt], changed: set[int]) -> dict[int, ast
         if isinstance(s, (ast.If, ast.While)):
             visit(s.test)
     return out
+
+
+def _whole(stmts: Sequence[ast.stmt], j1: int, j2: int, text: Sequence[str]) -> bool:
+    """Whether the after side of a hunk (0-based ``[j1, j2)``) is whole statements — every
+    code line in one that starts there. A clause it adds (``except``, ``finally:``) is not:
+    an exception reaches it, where before the edit nothing after it ran."""
+    starts = [s for s in stmts if j1 < _first(s) <= j2]
+    return all(any(_first(s) <= k <= (s.end_lineno or s.lineno) for s in starts)
+               for k in range(j1 + 1, j2 + 1) if _is_code(text[k - 1]))
 
 
 def _first_replaced(stmts: Sequence[ast.stmt], i1: int, i2: int, indent: int,

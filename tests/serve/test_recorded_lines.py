@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from impactlens.api import Project
 from impactlens.index.store import Store, index_path
 
 from .test_recording import pytest_run, record, relations, validate
@@ -358,3 +359,20 @@ def test_a_store_nothing_reads_selects_no_test(make_repo: Callable[..., Path]) -
     (repo / "src/app/seal.py").write_text("def sealed(box):\n    return box.sealed\n")
     tests, _ = validate(repo)
     assert tests == {"tests/test_box.py::test_size", "tests/test_box.py::test_items"}
+
+
+def test_a_past_commits_store_is_not_judged_by_todays_files(
+        make_repo: Callable[..., Path], git_commit: Callable[..., str]) -> None:
+    # recorded at C1, where `seal.py` reads `sealed` if it is there; C2 adds the store, C3
+    # removes the reader: judging C2 by the disk would call the store unread
+    repo = make_repo({**BOXES, "src/app/seal.py": "def sealed(box):\n"
+                                                  "    return getattr(box, 'sealed', False)\n"})
+    record(repo)
+    new = "        self.items = list(items)\n        self.sealed = False\n"
+    (repo / "src/app/box.py").write_text(BOX.replace("        self.items = list(items)\n", new))
+    c2 = git_commit(repo, None, "seal boxes")
+    git_commit(repo, {"src/app/seal.py": None}, "drop the reader")
+    with Project(repo) as project:
+        result = project.analyze(rev=c2)
+    assert set(result.validate) == {"tests/test_box.py::test_size",
+                                    "tests/test_box.py::test_items"}

@@ -95,7 +95,9 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         task=change.task or "",
         written=written,
         removed=removed,
-        recorded=(recorded_runs(project.store, change.files, project.root)
+        # a past commit's neighbours are not the disk's: what reads an attribute is unknown
+        recorded=(recorded_runs(project.store, change.files,
+                                None if change.mode == "rev" else project.root)
                   if project.settings.use_recorded_runs else None),
         settings=project.settings,
     )

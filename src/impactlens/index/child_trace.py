@@ -39,8 +39,8 @@ from types import FrameType
 from typing import Any, NamedTuple
 
 __all__ = ["ENV_DIR", "ENV_EARLY", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode",
-           "Reports", "in_project", "read_reports", "sitecustomize", "start", "start_early",
-           "start_up_env", "take_early", "unseen"]
+           "Reports", "imported", "in_project", "read_reports", "sitecustomize", "start",
+           "start_early", "start_up_env", "take_early", "unseen"]
 
 ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
 ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
@@ -182,10 +182,7 @@ def start_early() -> None:
     root = os.path.join(os.environ.get(ENV_ROOT, "/"), "")
     ran: dict[Any, set[int]] = {}
     hook = _tracer(root, os.environ.get(ENV_LINES, "1") == "1", ran, lambda: None)
-    before = frozenset(f for m in list(sys.modules.values())
-                       if isinstance(f := getattr(m, "__file__", None), str)
-                       and in_project(f, root))
-    _early = (ran, hook, before)
+    _early = (ran, hook, imported(root))
     threading.settrace(hook)
     sys.settrace(hook)
 
@@ -270,6 +267,13 @@ def start() -> None:
     atexit.register(report)
     threading.settrace(hook)
     sys.settrace(hook)
+
+
+def imported(root: str) -> frozenset[str]:
+    """The files of the project's modules imported in this process so far."""
+    return frozenset(f for m in list(sys.modules.values())
+                     if isinstance(f := getattr(m, "__file__", None), str)
+                     and in_project(f, root))
 
 
 def in_project(filename: str, root: str) -> bool:

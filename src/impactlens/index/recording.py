@@ -239,10 +239,9 @@ class Recorder:
         _import_lines.clear()
         _line_codes.clear()
         _root = str(self.root) if self.trace_lines else "\0"  # "\0": no file's prefix
-        self.preimported = {f for m in list(sys.modules.values())
-                            if isinstance(f := getattr(m, "__file__", None), str)
-                            and in_project(f, str(self.root))}
-        if early is not None:  # traced from start-up: only what came before that is unknown
+        if early is None:  # what the project's modules imported so far ran is unknown
+            self.preimported = set(child_trace.imported(str(self.root)))
+        else:  # traced from start-up: only what came before that is unknown
             codes, self.preimported = early[0], set(early[1])
             self.from_start = True
             _import_time.update(codes)  # it ran while pytest started: outside any test

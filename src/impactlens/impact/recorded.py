@@ -142,10 +142,17 @@ class RecordedTests:
 
     def _unread(self, change: AtomicChange, seed: str, graph: GraphView | None
                 ) -> Unread | None:
-        """Which attributes of the class of ``seed`` (a method) nothing reads."""
-        if self.attributes is None or graph is None or change.kind != "method":
+        """Which attributes of the class of ``seed`` (a method) nothing reads — its class
+        family is looked at only if the edit holds a store to ask about."""
+        attributes = self.attributes
+        if attributes is None or graph is None or change.kind != "method":
             return None
-        return self.attributes.of_method(graph, seed)
+
+        def unread(stores: Mapping[str, int]) -> set[str]:
+            of_class = attributes.of_method(graph, seed)
+            return set() if of_class is None else of_class(stores)
+
+        return unread
 
     def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
                    ran: set[str]) -> set[str] | None:

@@ -367,3 +367,46 @@ def test_a_clause_an_exception_reaches_is_not_a_statement_after_the_try() -> Non
     # a whole statement inserted there is reached only through the `try`'s end
     got = touched_statements(TRY, TRY.replace("    log(a)\n", "    check(a)\n    log(a)\n"))
     assert (got.scope, sorted(got.lines)) == ("lines", [6])
+
+
+HOOK = textwrap.dedent('''\
+    def __getattr__(name):
+        if name == "Legacy":
+            return _Legacy
+        raise AttributeError(name)
+    ''')
+PRESENT = frozenset({"helper", "other"})
+
+
+@pytest.mark.parametrize("branch", [
+    '    if name == "helper":\n        warn("old")\n        return helper\n',
+    '    if "helper" == name:\n        return helper\n',
+    '    if name in ("helper", "other"):\n        return helper\n',
+])
+def test_a_hook_branch_for_a_name_the_module_binds_never_runs(branch: str) -> None:
+    after = HOOK.replace("    raise AttributeError", branch + "    raise AttributeError")
+    got = touched_statements(HOOK, after, present=PRESENT)
+    assert (got.scope, got.lines, got.why) == ("lines", frozenset(), INERT)
+    # removing one is as invisible; without the module's word, it is a statement
+    assert touched_statements(after, HOOK, present=PRESENT).lines == frozenset()
+    assert touched_statements(HOOK, after).lines == frozenset({4})
+
+
+@pytest.mark.parametrize("branch", [
+    '    if name == "missing":\n        return 1\n',            # a name the module lacks
+    '    if name in ("helper", "missing"):\n        return 1\n',  # one of them lacking
+    '    if name.startswith("help"):\n        return 1\n',       # not a plain comparison
+    '    if name == "helper":\n        return 1\n    else:\n        pass\n',  # an else runs
+])
+def test_a_hook_branch_that_may_run_is_a_statement(branch: str) -> None:
+    after = HOOK.replace("    raise AttributeError", branch + "    raise AttributeError")
+    assert touched_statements(HOOK, after, present=PRESENT).lines == frozenset({4})
+
+
+def test_only_a_hook_with_its_name_untouched_has_unreached_branches() -> None:
+    rebound = HOOK.replace("    if name ==", "    name = name.lower()\n    if name ==")
+    branch = '    if name == "helper":\n        return helper\n'
+    for before, fn in ((rebound, "__getattr__"), (HOOK, "lookup")):
+        before = before.replace("__getattr__", fn)
+        after = before.replace("    raise AttributeError", branch + "    raise AttributeError")
+        assert touched_statements(before, after, present=PRESENT).why != INERT

@@ -86,3 +86,52 @@ def test_a_name_the_family_binds_is_read(make_repo: Callable[..., Path]) -> None
 def test_a_function_outside_a_class_has_none(make_repo: Callable[..., Path]) -> None:
     assert unread_of(make_repo, {"app/frame.py": FRAME + "\n\ndef g(x):\n    x.a = 1\n"},
                      method="app.frame.g") is None
+
+
+PACKAGE = (
+    "import os\n"
+    "from .util import helper as helper, other\n"
+    "from .star import *\n"
+    "CONST: int = 1\n"
+    "A, B = 1, 2\n"
+    "try:\n    import fast\nexcept ImportError:\n    fast = None\n"
+    "\n\n"
+    "def __getattr__(name):\n"
+    "    raise AttributeError(name)\n"
+    "\n\n"
+    "LATE = 2\n"
+)
+
+
+def test_a_modules_hook_never_runs_for_the_names_it_always_binds_first(
+        tmp_path: Path) -> None:
+    names = UnreadAttributes(tmp_path, {"app/__init__.py": PACKAGE}).module_names(
+        "app/__init__.py")
+    # not `fast` (the try may not bind it), not LATE (bound after the hook), not `*`
+    assert names == {"os", "helper", "other", "CONST", "A", "B"}
+
+
+@pytest.mark.parametrize("where, text", [
+    ("app/__init__.py", PACKAGE + "del helper\n"),
+    ("app/__init__.py", PACKAGE + "def drop():\n    global helper\n    helper = None\n"),
+    ("tests/test_x.py", "def test(monkeypatch):\n    monkeypatch.delattr(app, 'helper')\n"),
+    ("tests/test_x.py", "def test(monkeypatch):\n"
+                        "    monkeypatch.delattr('app.helper')\n"),
+    ("tests/test_x.py", "def test():\n    del app.helper\n"),
+    ("tests/test_x.py", "def test():\n    vars(app).pop('helper')\n"),
+])
+def test_a_name_something_may_delete_is_not_always_there(
+        tmp_path: Path, where: str, text: str) -> None:
+    files = {"app/__init__.py": PACKAGE, where: text}
+    for path, body in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(body)
+    names = UnreadAttributes(tmp_path, {}).module_names("app/__init__.py")
+    assert "helper" not in names and "os" in names
+
+
+def test_a_module_that_edits_its_namespace_or_has_no_hook_has_none(tmp_path: Path) -> None:
+    edited = {"a.py": PACKAGE + "globals()['x'] = 1\n", "b.py": "import os\n"}
+    reader = UnreadAttributes(tmp_path, edited)
+    assert reader.module_names("a.py") == frozenset()
+    assert reader.module_names("b.py") == frozenset()

@@ -354,7 +354,7 @@ def test_a_store_nothing_reads_selects_no_test(make_repo: Callable[..., Path]) -
     (repo / "src/app/box.py").write_text(BOX.replace("        self.items = list(items)\n", new))
     tests, note = validate(repo)
     assert tests == set()
-    assert "1 only store attributes nothing reads" in note
+    assert "1 change only what no test can observe" in note
     # once something reads it, every test that builds a box may see it
     (repo / "src/app/seal.py").write_text("def sealed(box):\n    return box.sealed\n")
     tests, _ = validate(repo)
@@ -376,3 +376,33 @@ def test_a_past_commits_store_is_not_judged_by_todays_files(
         result = project.analyze(rev=c2)
     assert set(result.validate) == {"tests/test_box.py::test_size",
                                     "tests/test_box.py::test_items"}
+
+
+SHIM = (
+    "from app.sign import sign as sign\n"
+    "\n\n"
+    "def __getattr__(name):\n"
+    "    if name == 'old_sign':\n"
+    "        return sign\n"
+    "    raise AttributeError(name)\n"
+)
+
+
+def test_a_hook_branch_for_a_name_the_module_binds_selects_no_test(
+        make_repo: Callable[..., Path]) -> None:
+    # the test module holds the package, so pytest's collection asks the hook for names it
+    # lacks while starting: any branch that can run selects every test
+    repo = make_repo({**APP, "src/app/__init__.py": SHIM,
+                      "tests/test_shim.py": "import app\n\n\ndef test_old():\n"
+                                            "    assert app.old_sign(2) == 'pos'\n"})
+    record(repo)
+    branch = "    if name == '{}':\n        return sign\n    raise AttributeError(name)\n"
+    (repo / "src/app/__init__.py").write_text(
+        SHIM.replace("    raise AttributeError(name)\n", branch.format("sign")))
+    tests, note = validate(repo)
+    assert tests == set()
+    assert "1 change only what no test can observe" in note
+    (repo / "src/app/__init__.py").write_text(
+        SHIM.replace("    raise AttributeError(name)\n", branch.format("new_sign")))
+    tests, _ = validate(repo)
+    assert len(tests) == 4  # run while pytest starts: every test

@@ -81,7 +81,7 @@ class RecordedTests:
     docs: list[str] = field(default_factory=list)  # … whose docstring changed
     early: list[str] = field(default_factory=list)  # … in modules imported before recording
     session: list[str] = field(default_factory=list)  # … run while pytest starts: every test
-    inert: list[str] = field(default_factory=list)  # … only storing attributes nothing reads
+    inert: list[str] = field(default_factory=list)  # … changing only what no test observes
     attributes: UnreadAttributes | None = None  # the work tree, to find what nothing reads
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
@@ -113,7 +113,8 @@ class RecordedTests:
         ran = self.recording.runs(seed)
         if not ran and self.recording.spawners is None:
             return list(hits), False  # it may have run only in a child process nobody watched
-        touched = _touched(change, self._unread(change, seed, graph))
+        touched = _touched(change, self._unread(change, seed, graph),
+                           self._present(change, seed, graph))
         if touched.why == INERT:
             self.inert.append(seed)
         observers = (set() if not ran or (touched.scope == "lines" and not touched.lines)
@@ -153,6 +154,19 @@ class RecordedTests:
             return set() if of_class is None else of_class(stores)
 
         return unread
+
+    def _present(self, change: AtomicChange, seed: str, graph: GraphView | None
+                 ) -> frozenset[str]:
+        """For a module's ``__getattr__``, the names lookup on the module always finds."""
+        attributes = self.attributes
+        if (attributes is None or graph is None or change.kind != "function"
+                or not seed.endswith(".__getattr__")):
+            return frozenset()
+        node = graph.node(seed)
+        module = graph.node(node.parent) if node and node.parent else None
+        if module is None or module.kind is not NodeKind.MODULE:
+            return frozenset()
+        return attributes.module_names(change.file)
 
     def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
                    ran: set[str]) -> set[str] | None:
@@ -211,7 +225,8 @@ class RecordedTests:
         docs += (f"; {len(self.early)} in modules imported before the recording began (by a "
                  "pytest plugin): every recorded test (`impactlens record` traces from "
                  "start-up)" if self.early else "")
-        docs += (f"; {len(self.inert)} only store attributes nothing reads: no test"
+        docs += (f"; {len(self.inert)} change only what no test can observe (stores "
+                 "nothing reads, branches no lookup reaches): no test"
                  if self.inert else "")
         docs += (f"; {len(self.session)} ran while pytest starts (a conftest's import, a "
                  "plugin, a hook): every recorded test" if self.session else "")
@@ -235,13 +250,14 @@ def _doc_readers(doc: str, seed: str, hits: Sequence[TestImpact]) -> set[str]:
     return set()
 
 
-def _touched(change: AtomicChange, unread: Unread | None) -> Touched:
+def _touched(change: AtomicChange, unread: Unread | None, present: frozenset[str]
+             ) -> Touched:
     """The statements of a body edit, in file lines (the whole function for other edits)."""
     body = change.body
     if (change.change_type is not ChangeType.METHOD_BODY or body is None
             or body.before_src is None or body.after_src is None):
         return Touched("function")
-    got = touched_statements(body.before_src, body.after_src, unread)
+    got = touched_statements(body.before_src, body.after_src, unread, present)
     return dataclasses.replace(got, lines=frozenset(x + body.before_start - 1 for x in got.lines))
 
 

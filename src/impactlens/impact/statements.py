@@ -31,6 +31,11 @@ is one of:
   the caller who can see the project, says so — run the same for every test that can
   observe anything: before the rest is compared, they are blanked on both sides (a new
   ``self.flag = False`` in ``__init__`` adds no line a test must have run);
+- likewise a branch of a module's ``__getattr__`` (PEP 562) taken only for names the module
+  always binds — ``present``, given by the caller who can read the module — never runs:
+  Python calls the hook only for a name the module lacks, so its test is always false and
+  runs no one's code (adding ``if name == "old": warn(…)`` beside an ``import old`` that
+  is still there, the first step of a deprecation, changes nothing a test sees);
 - beside the scope of the rest of the edit, ``doc`` says who can see a change to the
   function's own docstring, read as ``__doc__`` without running the function: ``"named"``
   — code that holds the function object, so the tests that name it; ``"any"`` for a
@@ -57,7 +62,8 @@ COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, a
              ast.TryStar, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody")
-INERT = "it only stores values in attributes nothing reads"
+INERT = ("it only changes what no test can observe (stores nothing reads, branches no "
+         "lookup reaches)")
 
 
 @dataclass(frozen=True)
@@ -76,11 +82,12 @@ class Touched:
 Unread = Callable[[Mapping[str, int]], set[str]]
 
 
-def touched_statements(before_src: str, after_src: str, unread: Unread | None = None
-                       ) -> Touched:
+def touched_statements(before_src: str, after_src: str, unread: Unread | None = None,
+                       present: frozenset[str] = frozenset()) -> Touched:
     """The before-source lines a test must have executed to observe the edit. ``unread``:
     whether nothing in the project but the given number of the edited function's own stores
-    mentions an attribute (``None``: every attribute may be read)."""
+    mentions an attribute (``None``: every attribute may be read); ``present``: for a
+    module's ``__getattr__``, the names attribute lookup on the module always finds."""
     try:
         before, after = _function(before_src), _function(after_src)
     except SyntaxError:
@@ -96,9 +103,10 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
             return Touched("function", why="its docstring shares a line with code", doc=doc)
         if _code_lines(b_code) == _code_lines(a_code):  # the docstring alone changed
             return Touched("lines", why="only its docstring changed", doc=doc)
-        return dataclasses.replace(touched_statements(b_code, a_code, unread), doc=doc)
-    if unread is not None:
-        b_code, a_code = _without_unread_stores(before_src, before, after_src, after, unread)
+        return dataclasses.replace(touched_statements(b_code, a_code, unread, present),
+                                   doc=doc)
+    if unread is not None or present:
+        b_code, a_code = _without_inert(before_src, before, after_src, after, unread, present)
         if (b_code, a_code) != (before_src, after_src):
             if _code_lines(b_code) == _code_lines(a_code):
                 return Touched("lines", why=INERT)
@@ -107,8 +115,7 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
     if suspends != _suspends(after):
         return Touched("function", why="it became or stopped being a generator or coroutine")
     b_lines, a_lines = before_src.splitlines(), after_src.splitlines()
-    hunks = [op[1:] for op in difflib.SequenceMatcher(None, b_lines, a_lines, autojunk=False)
-             .get_opcodes() if op[0] != "equal"]
+    hunks = _line_hunks(b_lines, a_lines)
     if not hunks:
         return Touched("function", why="no line changed")
     changed = {x for i1, i2, _, _ in hunks for x in range(i1 + 1, i2 + 1)}
@@ -176,26 +183,28 @@ def _without_docstring(src: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     return "\n".join(lines) + "\n"
 
 
-def _without_unread_stores(before_src: str, before: ast.FunctionDef | ast.AsyncFunctionDef,
-                           after_src: str, after: ast.FunctionDef | ast.AsyncFunctionDef,
-                           unread: Unread) -> tuple[str, str]:
-    """Both sources with the edit's stores to attributes nothing reads blanked out, line
-    numbers kept; unchanged when a blanked block would be empty (it would not parse)."""
+def _line_hunks(b_lines: Sequence[str], a_lines: Sequence[str]
+                ) -> list[tuple[int, int, int, int]]:
+    """The changed line ranges (0-based, half-open) of both sides."""
+    return [op[1:] for op in difflib.SequenceMatcher(None, b_lines, a_lines, autojunk=False)
+            .get_opcodes() if op[0] != "equal"]
+
+
+def _without_inert(before_src: str, before: ast.FunctionDef | ast.AsyncFunctionDef,
+                   after_src: str, after: ast.FunctionDef | ast.AsyncFunctionDef,
+                   unread: Unread | None, present: frozenset[str]) -> tuple[str, str]:
+    """Both sources with the edit's statements no test can observe blanked out — stores to
+    attributes nothing reads, branches no lookup reaches — line numbers kept; unchanged
+    when a blanked block would be empty (it would not parse)."""
     b_text, a_text = before_src.splitlines(), after_src.splitlines()
-    b_stores, a_stores = _self_stores(before, b_text), _self_stores(after, a_text)
-    hunks = [op[1:] for op in difflib.SequenceMatcher(None, b_text, a_text, autojunk=False)
-             .get_opcodes() if op[0] != "equal"]
-    b_edit = [(s, attrs) for s, attrs in b_stores if _in_hunks(s, [h[:2] for h in hunks])]
-    a_edit = [(s, attrs) for s, attrs in a_stores if _in_hunks(s, [h[2:] for h in hunks])]
-    if not b_edit and not a_edit:
-        return before_src, after_src
-    mentions: dict[str, int] = {a: 0 for _, attrs in (*b_edit, *a_edit) for a in attrs}
-    for _, attrs in a_stores:
-        for a in attrs & mentions.keys():
-            mentions[a] += 1
-    dead = unread(mentions)
-    b_dead = [s for s, attrs in b_edit if attrs <= dead]
-    a_dead = [s for s, attrs in a_edit if attrs <= dead]
+    hunks = _line_hunks(b_text, a_text)
+    b_spans, a_spans = [h[:2] for h in hunks], [h[2:] for h in hunks]
+    b_dead = [s for s in _unreached(before, present, b_text) if _in_hunks(s, b_spans)]
+    a_dead = [s for s in _unreached(after, present, a_text) if _in_hunks(s, a_spans)]
+    if unread is not None:
+        b_more, a_more = _unread_stores(before, b_text, b_spans, after, a_text, a_spans,
+                                        unread)
+        b_dead, a_dead = b_dead + b_more, a_dead + a_more
     if not b_dead and not a_dead:
         return before_src, after_src
     b_code = _blank(b_text, b_dead) if b_dead else before_src
@@ -205,6 +214,56 @@ def _without_unread_stores(before_src: str, before: ast.FunctionDef | ast.AsyncF
     except SyntaxError:
         return before_src, after_src
     return b_code, a_code
+
+
+def _unread_stores(before: ast.FunctionDef | ast.AsyncFunctionDef, b_text: Sequence[str],
+                   b_spans: Sequence[Sequence[int]],
+                   after: ast.FunctionDef | ast.AsyncFunctionDef, a_text: Sequence[str],
+                   a_spans: Sequence[Sequence[int]], unread: Unread
+                   ) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """The edit's stores (before, after) whose attributes nothing reads: nothing in the
+    project mentions them but the edited function's own stores (counted after the edit)."""
+    b_stores, a_stores = _self_stores(before, b_text), _self_stores(after, a_text)
+    b_edit = [(s, attrs) for s, attrs in b_stores if _in_hunks(s, b_spans)]
+    a_edit = [(s, attrs) for s, attrs in a_stores if _in_hunks(s, a_spans)]
+    if not b_edit and not a_edit:
+        return [], []
+    asked = sorted({a for _, attrs in (*b_edit, *a_edit) for a in attrs})
+    dead = unread({a: sum(a in attrs for _, attrs in a_stores) for a in asked})
+    return ([s for s, attrs in b_edit if attrs <= dead],
+            [s for s, attrs in a_edit if attrs <= dead])
+
+
+def _unreached(fn: ast.FunctionDef | ast.AsyncFunctionDef, present: frozenset[str],
+               text: Sequence[str]) -> list[ast.stmt]:
+    """The ``if`` statements of a module's ``__getattr__`` with no ``else`` that test its
+    parameter only for names in ``present`` (``name == "x"``, ``name in ("x", "y")``): the
+    hook never runs for such a name, so the test is always false."""
+    args = [*fn.args.posonlyargs, *fn.args.args]
+    if (not present or fn.name != "__getattr__" or len(args) != 1 or fn.decorator_list
+            or args[0].arg in _bound(fn)):
+        return []
+    param = args[0].arg
+    return [n for n in _own_nodes(fn) if isinstance(n, ast.If) and not n.orelse
+            and not text[n.lineno - 1][:n.col_offset].strip()
+            and (names := _compared(n.test, param)) and names <= present]
+
+
+def _compared(test: ast.expr, param: str) -> set[str]:
+    """The strings ``test`` compares ``param`` with (``param == "x"``, ``"x" == param``,
+    ``param in ("x", "y")``); empty for any other test."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return set()
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(op, ast.Eq) and isinstance(right, ast.Name):
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and left.id == param):
+        return set()
+    items = ([right] if isinstance(op, ast.Eq)
+             else right.elts if isinstance(op, ast.In)
+             and isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [])
+    names = {e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return names if len(names) == len(items) else set()
 
 
 def _in_hunks(s: ast.stmt, spans: Sequence[Sequence[int]]) -> bool:

@@ -47,6 +47,7 @@ _SHOWS = frozenset({  # methods that can show an instance's attributes to a test
     "__getnewargs_ex__", "__sizeof__", "__dir__",
 })
 _REFLECT = re.compile(r"__dict__|\bvars\b|\bdir\b")
+_REFLECT_MODULE = re.compile(r"\bglobals\b|__dict__")  # a module that edits its namespace
 _GUARDS = frozenset({"__slots__", "__setattr__", "__dict__"})
 _MAX_BYTES = 2_000_000  # a bigger file is data, not code that reads attributes
 
@@ -139,22 +140,73 @@ class UnreadAttributes:
             if up is None:
                 return None
             module = up
-        if cls.file not in self._trees:
-            text = (self.edited[cls.file] or "") if cls.file in self.edited else None
-            if text is None:
-                try:
-                    text = (self.root / cls.file).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    text = ""
-            try:
-                self._trees[cls.file] = ast.parse(text) if text else None
-            except SyntaxError:
-                self._trees[cls.file] = None
-        scope: ast.AST | None = self._trees[cls.file]
+        scope: ast.AST | None = self._tree(cls.file)
         for part in cls.id[len(module.id) + 1:].split("."):
             scope = next((s for s in getattr(scope, "body", ())
                           if isinstance(s, ast.ClassDef) and s.name == part), None)
         return scope if isinstance(scope, ast.ClassDef) else None
+
+
+    def _tree(self, path: str) -> ast.Module | None:
+        """The module at ``path``, parsed from its edited text or the disk."""
+        if path not in self._trees:
+            text = (self.edited[path] or "") if path in self.edited else None
+            if text is None:
+                try:
+                    text = (self.root / path).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = ""
+            try:
+                self._trees[path] = ast.parse(text) if text else None
+            except SyntaxError:
+                self._trees[path] = None
+        return self._trees[path]
+
+    def module_names(self, path: str) -> frozenset[str]:
+        """The names attribute lookup on the module at ``path`` always finds, so its
+        ``__getattr__`` (PEP 562) never runs for them: bound by the module's own top-level
+        statements before it defines the hook, never deleted or declared ``global`` in it,
+        no ``globals()``/``__dict__`` in it, and no ``delattr(…name…)``, ``del x.name`` or
+        ``.pop('name')`` anywhere in the work tree."""
+        tree = self._tree(path)
+        hook = next((s.lineno for s in tree.body if isinstance(s, ast.FunctionDef)
+                     and s.name == "__getattr__"), None) if tree else None
+        if tree is None or hook is None or _REFLECT_MODULE.search(ast.unparse(tree)):
+            return frozenset()
+        bound = set().union(*(_binds_always(s) for s in tree.body if s.lineno < hook))
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Global):
+                bound -= set(n.names)
+            elif isinstance(n, ast.Delete):
+                bound -= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        return frozenset(bound - self._deleted(bound))
+
+    def _deleted(self, names: set[str]) -> set[str]:
+        """Those of ``names`` some text of the work tree may delete from a module."""
+        if not names:
+            return set()
+        alt = "|".join(map(re.escape, sorted(names)))
+        pattern = re.compile(rf"delattr\([^)\n]*\b({alt})\b|\bdel\s+[\w.]+\.({alt})\b"
+                             rf"|\.pop\(\s*['\"]({alt})['\"]")
+        out: set[str] = set()
+        for text in self._texts():
+            if "delattr" in text or "del " in text or ".pop(" in text:
+                out |= {m.group(1) or m.group(2) or m.group(3) for m in pattern.finditer(text)}
+        return out
+
+
+def _binds_always(stmt: ast.stmt) -> set[str]:
+    """The names a module's top-level statement binds whenever it runs to its end (not
+    ``if``/``try`` bodies, which may not run; not ``from m import *``, which may bind
+    anything)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+    targets = (stmt.targets if isinstance(stmt, ast.Assign)
+               else [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value else [])
+    names = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return {e.id for e in names if isinstance(e, ast.Name)}
 
 
 def _family(graph: GraphView, cls: Node) -> list[Node]:

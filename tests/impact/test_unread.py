@@ -131,7 +131,15 @@ def test_a_name_something_may_delete_is_not_always_there(
 
 
 def test_a_module_that_edits_its_namespace_or_has_no_hook_has_none(tmp_path: Path) -> None:
-    edited = {"a.py": PACKAGE + "globals()['x'] = 1\n", "b.py": "import os\n"}
+    edited = {"a.py": PACKAGE + "globals()['x'] = 1\n", "b.py": "import os\n",
+              "c.py": PACKAGE + "sys.modules[__name__].__dict__.clear()\n"}
     reader = UnreadAttributes(tmp_path, edited)
     assert reader.module_names("a.py") == frozenset()
     assert reader.module_names("b.py") == frozenset()
+    assert reader.module_names("c.py") == frozenset()
+
+
+def test_a_module_named_globals_is_not_its_namespace(tmp_path: Path) -> None:
+    text = "from .globals import current as current\n\n\ndef __getattr__(name):\n    pass\n"
+    names = UnreadAttributes(tmp_path, {"a.py": text}).module_names("a.py")
+    assert names == {"current"}

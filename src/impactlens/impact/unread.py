@@ -47,7 +47,6 @@ _SHOWS = frozenset({  # methods that can show an instance's attributes to a test
     "__getnewargs_ex__", "__sizeof__", "__dir__",
 })
 _REFLECT = re.compile(r"__dict__|\bvars\b|\bdir\b")
-_REFLECT_MODULE = re.compile(r"\bglobals\b|__dict__")  # a module that edits its namespace
 _GUARDS = frozenset({"__slots__", "__setattr__", "__dict__"})
 _MAX_BYTES = 2_000_000  # a bigger file is data, not code that reads attributes
 
@@ -171,7 +170,7 @@ class UnreadAttributes:
         tree = self._tree(path)
         hook = next((s.lineno for s in tree.body if isinstance(s, ast.FunctionDef)
                      and s.name == "__getattr__"), None) if tree else None
-        if tree is None or hook is None or _REFLECT_MODULE.search(ast.unparse(tree)):
+        if tree is None or hook is None or any(map(_reaches_namespace, ast.walk(tree))):
             return frozenset()
         bound = set().union(*(_binds_always(s) for s in tree.body if s.lineno < hook))
         for n in ast.walk(tree):
@@ -193,6 +192,14 @@ class UnreadAttributes:
             if "delattr" in text or "del " in text or ".pop(" in text:
                 out |= {m.group(1) or m.group(2) or m.group(3) for m in pattern.finditer(text)}
         return out
+
+
+def _reaches_namespace(node: ast.AST) -> bool:
+    """Whether ``node`` can reach a module's namespace as a mapping: ``globals()``,
+    ``vars()``, ``x.__dict__``."""
+    return ((isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id in ("globals", "vars"))
+            or (isinstance(node, ast.Attribute) and node.attr == "__dict__"))
 
 
 def _binds_always(stmt: ast.stmt) -> set[str]:

@@ -119,6 +119,7 @@ def test_a_modules_hook_never_runs_for_the_names_it_always_binds_first(
                         "    monkeypatch.delattr('app.helper')\n"),
     ("tests/test_x.py", "def test():\n    del app.helper\n"),
     ("tests/test_x.py", "def test():\n    vars(app).pop('helper')\n"),
+    ("tests/test_x.py", "def test():\n    assert app.__getattr__('helper')\n"),
 ])
 def test_a_name_something_may_delete_is_not_always_there(
         tmp_path: Path, where: str, text: str) -> None:

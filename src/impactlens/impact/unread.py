@@ -165,8 +165,9 @@ class UnreadAttributes:
         """The names attribute lookup on the module at ``path`` always finds, so its
         ``__getattr__`` (PEP 562) never runs for them: bound by the module's own top-level
         statements before it defines the hook, never deleted or declared ``global`` in it,
-        no ``globals()``/``__dict__`` in it, and no ``delattr(…name…)``, ``del x.name`` or
-        ``.pop('name')`` anywhere in the work tree."""
+        no ``globals()``/``vars()``/``.__dict__`` in it, and no ``delattr(…name…)``,
+        ``del x.name``, ``.pop('name')`` or ``__getattr__('name')`` (the hook called
+        directly) anywhere in the work tree."""
         tree = self._tree(path)
         hook = next((s.lineno for s in tree.body if isinstance(s, ast.FunctionDef)
                      and s.name == "__getattr__"), None) if tree else None
@@ -181,15 +182,16 @@ class UnreadAttributes:
         return frozenset(bound - self._deleted(bound))
 
     def _deleted(self, names: set[str]) -> set[str]:
-        """Those of ``names`` some text of the work tree may delete from a module."""
+        """Those of ``names`` some text of the work tree may delete from a module or ask a
+        hook for directly."""
         if not names:
             return set()
         alt = "|".join(map(re.escape, sorted(names)))
         pattern = re.compile(rf"delattr\([^)\n]*\b({alt})\b|\bdel\s+[\w.]+\.({alt})\b"
-                             rf"|\.pop\(\s*['\"]({alt})['\"]")
+                             rf"|(?:\.pop|__getattr__)\(\s*['\"]({alt})['\"]")
         out: set[str] = set()
         for text in self._texts():
-            if "delattr" in text or "del " in text or ".pop(" in text:
+            if any(w in text for w in ("delattr", "del ", ".pop(", "__getattr__(")):
                 out |= {m.group(1) or m.group(2) or m.group(3) for m in pattern.finditer(text)}
         return out
 

@@ -188,3 +188,28 @@ def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
     (wt / "tests" / "conftest.py").write_text("import no_such_module_here\n")
     assert run_suite(wt, 120, plugin_dir) == {}
     assert run_suite(wt, 0.001, plugin_dir) is None  # a timeout says nothing
+
+
+def test_a_breaking_test_must_pass_and_fail_again_every_recheck():
+    from types import SimpleNamespace
+
+    from impactlens.bench.history import _confirmed_breaking
+
+    # `real` breaks every time; `flaky` fails seeded once, then passes its second recheck;
+    # `noisy` failed at the parent's recheck; `fine` never broke
+    script = {
+        "s-recheck": {"real": "passed", "flaky": "passed", "noisy": "failed"},
+        "s-recheck-seeded": {"real": "failed", "flaky": "failed", "noisy": "failed"},
+        "s-recheck2": {"real": "passed", "flaky": "passed"},
+        "s-recheck-seeded2": {"real": "error", "flaky": "passed"},
+    }
+    asked: list[tuple[str, list[str]]] = []
+
+    def run(key, ids=(), seed=None):
+        asked.append((key, list(ids)))
+        return {t: o for t, o in script[key].items() if t in ids}
+
+    before = {t: "passed" for t in ("real", "flaky", "noisy", "fine")}
+    after = {"real": "failed", "flaky": "failed", "noisy": "error", "fine": "passed"}
+    assert _confirmed_breaking(before, after, SimpleNamespace(key="s"), run) == ["real"]
+    assert asked[2] == ("s-recheck2", ["flaky", "real"])  # only what survived the first

@@ -643,6 +643,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
 
 
 _BROKEN = ("failed", "error")
+_RECHECKS = 2  # reruns of the breaking candidates, at the parent and seeded
 
 
 def _seeded_suite(cache: Path | None, sha: str, wt: Path, timeout: float, plugin_dir: Path,
@@ -656,15 +657,20 @@ def _seeded_suite(cache: Path | None, sha: str, wt: Path, timeout: float, plugin
 def _confirmed_breaking(before: dict[str, str], after: dict[str, str], seed: Any,
                         run: Any) -> list[str]:
     """Tests that passed at the parent and fail seeded — rerun on their own, at the parent
-    and seeded, and kept only if they pass and fail again (a flaky or order-dependent test
-    is not the seed's breakage)."""
+    and seeded, :data:`_RECHECKS` times each, and kept only if they pass and fail every
+    time (a flaky or order-dependent test is not the seed's breakage: starlette's suite,
+    whose warnings are errors, fails a dozen tests at random in a run)."""
     brk = sorted(t for t, o in before.items() if o == "passed" and after.get(t, "error")
                  in _BROKEN)
-    if not brk:
-        return brk
-    parent = run(seed.key + "-recheck", brk) or {}
-    seeded = run(seed.key + "-recheck-seeded", brk, seed=seed) or {}
-    return [t for t in brk if parent.get(t) == "passed" and seeded.get(t, "error") in _BROKEN]
+    for i in range(_RECHECKS):
+        if not brk:
+            break
+        tag = "" if i == 0 else str(i + 1)
+        parent = run(f"{seed.key}-recheck{tag}", brk) or {}
+        seeded = run(f"{seed.key}-recheck-seeded{tag}", brk, seed=seed) or {}
+        brk = [t for t in brk if parent.get(t) == "passed"
+               and seeded.get(t, "error") in _BROKEN]
+    return brk
 
 
 @contextlib.contextmanager

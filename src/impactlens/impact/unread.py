@@ -177,8 +177,9 @@ class UnreadAttributes:
         for n in ast.walk(tree):
             if isinstance(n, ast.Global):
                 bound -= set(n.names)
-            elif isinstance(n, ast.Delete):
-                bound -= {t.id for t in n.targets if isinstance(t, ast.Name)}
+            elif isinstance(n, ast.Delete):  # `del x`, `del (x, y)`
+                bound -= {x.id for t in n.targets for x in ast.walk(t)
+                          if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Del)}
         return frozenset(bound - self._deleted(bound))
 
     def _deleted(self, names: set[str]) -> set[str]:

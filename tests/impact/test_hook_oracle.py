@@ -78,7 +78,8 @@ def test_a_lookup_the_edit_changes_ran_a_touched_line(
     else:
         edited.insert(data.draw(st.integers(0, len(branches))), new)
     before, after = module(bound, late, branches), module(bound, late, edited)
-    present = UnreadAttributes(Path("/nonexistent"), {"m.py": after}).module_names("m.py")
+    present = UnreadAttributes(Path("/nonexistent"), {"m.py": after},
+                               {"m.py": before}).module_names("m.py")
     assert present == bound  # bound after the hook is defined: not always there
     (b_hook, offset), (a_hook, _) = hook(before), hook(after)
     touched = touched_statements(b_hook, a_hook, present=present)

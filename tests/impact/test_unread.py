@@ -145,3 +145,14 @@ def test_a_module_named_globals_is_not_its_namespace(tmp_path: Path) -> None:
     text = "from .globals import current as current\n\n\ndef __getattr__(name):\n    pass\n"
     names = UnreadAttributes(tmp_path, {"a.py": text}).module_names("a.py")
     assert names == {"current"}
+
+
+def test_a_name_the_edit_binds_or_unbinds_is_not_always_there(tmp_path: Path) -> None:
+    # the edit imports `late` (its hook branch for it ran before) and drops `helper`
+    after = PACKAGE.replace("CONST: int = 1\n", "CONST: int = 1\nfrom .x import late\n")
+    after = after.replace("from .util import helper as helper, other\n",
+                          "from .util import other\n")
+    path = "app/__init__.py"
+    names = UnreadAttributes(tmp_path, {path: after}, {path: PACKAGE}).module_names(path)
+    assert "late" not in names and "helper" not in names and "other" in names
+    assert "late" in UnreadAttributes(tmp_path, {path: after}).module_names(path)

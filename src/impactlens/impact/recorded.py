@@ -274,5 +274,6 @@ def recorded_tests(recording: Recording | None, current: Mapping[str, str],
                       if f.before is not None and recording.file_unchanged(f.path, f.before))
     stale = recording.stale_tests(current, skip=edited)
     attributes = (None if root is None
-                  else UnreadAttributes(root, {f.path: f.after for f in changes}))
+                  else UnreadAttributes(root, {f.path: f.after for f in changes},
+                                        {f.path: f.before for f in changes}))
     return RecordedTests(recording, fresh, frozenset(stale), attributes=attributes)

@@ -54,11 +54,13 @@ _MAX_BYTES = 2_000_000  # a bigger file is data, not code that reads attributes
 class UnreadAttributes:
     """Which attributes of a class's instances nothing in the work tree at ``root`` reads;
     ``edited``: path → text after the edit (``None``: deleted) of the files the edit
-    touches, read instead of the disk."""
+    touches, read instead of the disk; ``before``: their text before it, where known."""
 
-    def __init__(self, root: Path, edited: Mapping[str, str | None]) -> None:
+    def __init__(self, root: Path, edited: Mapping[str, str | None],
+                 before: Mapping[str, str | None] | None = None) -> None:
         self.root = root
         self.edited = edited
+        self.before = before or {}
         self._mentions: dict[str, int] = {}
         self._trees: dict[str, ast.Module | None] = {}
 
@@ -162,24 +164,19 @@ class UnreadAttributes:
         return self._trees[path]
 
     def module_names(self, path: str) -> frozenset[str]:
-        """The names attribute lookup on the module at ``path`` always finds, so its
-        ``__getattr__`` (PEP 562) never runs for them: bound by the module's own top-level
-        statements before it defines the hook, never deleted or declared ``global`` in it,
-        no ``globals()``/``vars()``/``.__dict__`` in it, and no ``delattr(…name…)``,
-        ``del x.name``, ``.pop('name')`` or ``__getattr__('name')`` (the hook called
-        directly) anywhere in the work tree."""
-        tree = self._tree(path)
-        hook = next((s.lineno for s in tree.body if isinstance(s, ast.FunctionDef)
-                     and s.name == "__getattr__"), None) if tree else None
-        if tree is None or hook is None or any(map(_reaches_namespace, ast.walk(tree))):
-            return frozenset()
-        bound = set().union(*(_binds_always(s) for s in tree.body if s.lineno < hook))
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Global):
-                bound -= set(n.names)
-            elif isinstance(n, ast.Delete):  # `del x`, `del (x, y)`
-                bound -= {x.id for t in n.targets for x in ast.walk(t)
-                          if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Del)}
+        """The names attribute lookup on the module at ``path`` always finds, before and
+        after the edit, so its ``__getattr__`` (PEP 562) never runs for them: bound by the
+        module's own top-level statements before it defines the hook, never deleted or
+        declared ``global`` in it, no ``globals()``/``vars()``/``.__dict__`` in it, and no
+        ``delattr(…name…)``, ``del x.name``, ``.pop('name')`` or ``__getattr__('name')``
+        (the hook called directly) anywhere in the work tree."""
+        bound = _always_bound(self._tree(path))
+        if path in self.before:
+            old = self.before[path]
+            try:
+                bound &= _always_bound(ast.parse(old)) if old else set()
+            except SyntaxError:
+                bound = set()
         return frozenset(bound - self._deleted(bound))
 
     def _deleted(self, names: set[str]) -> set[str]:
@@ -195,6 +192,24 @@ class UnreadAttributes:
             if any(w in text for w in ("delattr", "del ", ".pop(", "__getattr__(")):
                 out |= {m.group(1) or m.group(2) or m.group(3) for m in pattern.finditer(text)}
         return out
+
+
+def _always_bound(tree: ast.Module | None) -> set[str]:
+    """The names ``tree``'s own top-level statements always bind before it defines its
+    ``__getattr__``, and it never deletes or reaches through its namespace (see
+    :meth:`UnreadAttributes.module_names`)."""
+    hook = next((s.lineno for s in tree.body if isinstance(s, ast.FunctionDef)
+                 and s.name == "__getattr__"), None) if tree else None
+    if tree is None or hook is None or any(map(_reaches_namespace, ast.walk(tree))):
+        return set()
+    bound = set().union(*(_binds_always(s) for s in tree.body if s.lineno < hook))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Global):
+            bound -= set(n.names)
+        elif isinstance(n, ast.Delete):  # `del x`, `del (x, y)`
+            bound -= {x.id for t in n.targets for x in ast.walk(t)
+                      if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Del)}
+    return bound
 
 
 def _reaches_namespace(node: ast.AST) -> bool:

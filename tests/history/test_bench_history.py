@@ -112,6 +112,14 @@ def test_summary_na_rule_and_ranks():
     assert imp["p@1"] == 1.0 and imp["f1@matched"] == 0.6667  # y.py first; 2 kept: P .5 R 1
 
 
+def test_cases_whose_suite_did_not_run_are_counted_apart():
+    rows = [_result(["y.py"], ["y.py"], breaking=["t::a"], tests=["t::a"]),
+            _result(["y.py"], ["y.py"], breaking=[], tests=["t::a"]),
+            _result(["y.py"], ["y.py"], tests=["t::a"])]  # the suite did not start
+    s = summarize(rows)["methods"]["stage"]
+    assert (s["cases_run"], s["cases_with_breaking"]) == (2, 1)
+
+
 def test_paired_comparison_uses_the_cases_both_answer():
     rows = [_result(["x.py", "y.py"], ["y.py"]), _result(["x.py"], ["z.py"]),
             _result(["y.py"], ["y.py"])]

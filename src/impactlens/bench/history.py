@@ -808,6 +808,7 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             row["breaking_caught"] = _f(None if total == 0 else caught / total)
             row["breaking_caught_macro"] = _f(mean(per))
             row["breaking_tests"] = total
+            row["cases_run"] = len(trows)  # the suite ran at the parent and seeded
             row["cases_with_breaking"] = sum(1 for p in per if p is not None)
             row["selection_ratio"] = _f(mean(ratios))
             row["least_selection"] = _f(mean(least))
@@ -939,12 +940,13 @@ def _regression_markdown(summary: dict[str, Any]) -> list[str]:
     rows = [(m, r) for m, r in rows if r.get("selection_ratio") is not None]
     if not rows:
         return []
-    out = ["", "| tests selected by | cases with breaking tests | breaking tests | caught "
-           "(micro / macro) | selected / all | least selection catching all |",
-           "|---|---:|---:|---:|---:|---:|"]
+    out = ["", "| tests selected by | cases run | cases with breaking tests | breaking tests "
+           "| caught (micro / macro) | selected / all | least selection catching all |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
     for m, r in rows:
         caught = f"{fmt(r.get('breaking_caught'), 3)} / {fmt(r.get('breaking_caught_macro'), 3)}"
-        out.append(f"| {m} | {r.get('cases_with_breaking', 0)} | {r.get('breaking_tests', 0)} "
+        out.append(f"| {m} | {r.get('cases_run', 0)} | {r.get('cases_with_breaking', 0)} "
+                   f"| {r.get('breaking_tests', 0)} "
                    f"| {caught} | {fmt(r.get('selection_ratio'), 3)} "
                    f"| {fmt(r.get('least_selection'), 3)} |")
     return out

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 __all__ = ["ENV_DIR", "ENV_EARLY", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode",
            "Reports", "imported", "in_project", "read_reports", "sitecustomize", "start",
-           "start_early", "start_up_env", "take_early", "unseen"]
+           "start_early", "start_up_env", "stub_vars", "take_early", "unseen"]
 
 ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
 ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
@@ -159,16 +159,22 @@ def sitecustomize() -> str:
                         path=repr(os.path.abspath(__file__)))
 
 
+def stub_vars(stub: Path, root: Path, lines: bool, pythonpath: str | None
+              ) -> dict[str, str]:
+    """The variables that have a process trace the project at ``root``: the stub, written
+    to the directory ``stub``, first on ``PYTHONPATH`` (before ``pythonpath``)."""
+    (stub / "sitecustomize.py").write_text(sitecustomize())
+    return {ENV_ROOT: str(root), ENV_LINES: "1" if lines else "0",
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(stub), pythonpath]))}
+
+
 def start_up_env(root: Path, stub: Path, lines: bool = True,
                  env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for a pytest process whose recorder sees what ran before it began:
     ``env`` (default ``os.environ``) with the stub, written to the directory ``stub``, first
     on ``PYTHONPATH``."""
     base = dict(os.environ if env is None else env)
-    (stub / "sitecustomize.py").write_text(sitecustomize())
-    path = os.pathsep.join(filter(None, [str(stub), base.get("PYTHONPATH")]))
-    return {**base, ENV_EARLY: "1", ENV_ROOT: str(root), ENV_LINES: "1" if lines else "0",
-            "PYTHONPATH": path}
+    return {**base, **stub_vars(stub, root, lines, base.get("PYTHONPATH")), ENV_EARLY: "1"}
 
 
 # the start-up trace of the recording's own process: (code → lines, hook, project files

@@ -349,13 +349,10 @@ class Recorder:
     def _report_children(self) -> None:
         """Have Python children started from now on trace themselves and report here."""
         self._children = Path(tempfile.mkdtemp(prefix="impactlens-children-"))
-        (self._children / "sitecustomize.py").write_text(child_trace.sitecustomize())
-        path = os.environ.get("PYTHONPATH")
-        values = {child_trace.ENV_DIR: str(self._children),
-                  child_trace.ENV_ROOT: str(self.root),
-                  child_trace.ENV_LINES: "1" if self.trace_lines else "0",
-                  child_trace.ENV_TEST: self._last,
-                  "PYTHONPATH": os.pathsep.join(filter(None, [str(self._children), path]))}
+        values = {**child_trace.stub_vars(self._children, self.root, self.trace_lines,
+                                          os.environ.get("PYTHONPATH")),
+                  child_trace.ENV_DIR: str(self._children),
+                  child_trace.ENV_TEST: self._last}
         for key, value in values.items():
             self._environ.setdefault(key, os.environ.get(key))
             os.environ[key] = value

@@ -94,13 +94,19 @@ class UnreadAttributes:
             names = "|".join(map(re.escape, new))
             pattern = re.compile(rf"\.({names})\b|(['\"])({names})\2")
             counts = dict.fromkeys(new, 0)
-            for text in self._texts():
-                if not any(a in text for a in new):
-                    continue  # a substring test is far cheaper than the pattern
-                for m in pattern.finditer(text):
-                    counts[m.group(1) or m.group(3)] += 1
+            for m in self._matches(pattern, new):
+                counts[m.group(1) or m.group(3)] += 1
             self._mentions.update(counts)
         return {a: self._mentions[a] for a in attrs}
+
+    def _matches(self, pattern: re.Pattern[str], needles: Iterable[str]
+                 ) -> Iterator[re.Match[str]]:
+        """``pattern``'s matches in the work tree's texts that hold one of ``needles`` (a
+        substring test is far cheaper than the pattern)."""
+        needles = tuple(needles)
+        for text in self._texts():
+            if any(n in text for n in needles):
+                yield from pattern.finditer(text)
 
     def _texts(self) -> Iterator[str]:
         for path in list_text_files(self.root):
@@ -147,7 +153,6 @@ class UnreadAttributes:
                           if isinstance(s, ast.ClassDef) and s.name == part), None)
         return scope if isinstance(scope, ast.ClassDef) else None
 
-
     def _tree(self, path: str) -> ast.Module | None:
         """The module at ``path``, parsed from its edited text or the disk."""
         if path not in self._trees:
@@ -187,11 +192,8 @@ class UnreadAttributes:
         alt = "|".join(map(re.escape, sorted(names)))
         pattern = re.compile(rf"delattr\([^)\n]*\b({alt})\b|\bdel\s+[\w.]+\.({alt})\b"
                              rf"|(?:\.pop|__getattr__)\(\s*['\"]({alt})['\"]")
-        out: set[str] = set()
-        for text in self._texts():
-            if any(w in text for w in ("delattr", "del ", ".pop(", "__getattr__(")):
-                out |= {m.group(1) or m.group(2) or m.group(3) for m in pattern.finditer(text)}
-        return out
+        return {m.group(1) or m.group(2) or m.group(3) for m in
+                self._matches(pattern, ("delattr", "del ", ".pop(", "__getattr__("))}
 
 
 def _always_bound(tree: ast.Module | None) -> set[str]:

@@ -140,6 +140,16 @@ class Project:
         change = from_texts(self.root, path, before, after, task=task, as_of=parse_as_of(as_of))
         return self.analyze(change, refresh=refresh)
 
+    def retired(self, files: Sequence[Any]) -> dict[str, tuple[str, ...]]:
+        """The library files (read from the work tree) that mention an identifier the edit
+        ``files`` (``FileChange``s) removed the last mention of: ``{path: identifiers}``
+        (impact/retired.py)."""
+        from impactlens.impact.retired import project_modules, retired_partners
+
+        store = self.store
+        return retired_partners(self.root, files, [r.path for r in store.files()],
+                                project_modules(store.module_paths()), self.settings)
+
     def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
         """The targeted validation set (pytest node ids) of a proposed edit."""
         return list(self.analyze(change, **opts).validate)

@@ -18,3 +18,18 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+MAX_TEXT_BYTES = 2_000_000  # a bigger file is data, not code that reads a name
+
+
+def read_code_text(path: Path) -> str | None:
+    """``path``'s text when it is a readable text file of code size (``None`` for a missing,
+    binary or data-sized file); undecodable bytes are replaced."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if len(data) > MAX_TEXT_BYTES or b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")

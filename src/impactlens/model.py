@@ -370,6 +370,9 @@ class TriageEntry:
     # order entries within a bucket beside ``conf``; 0 when the text names nothing of it
     relevance: float = 0.0
     edit_relevance: float = 0.0
+    # identifiers the edit removed the last mention of that the entry's file mentions
+    # (impact/retired.py)
+    retired: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"entity": self.entity, "file": self.file, "conf": self.conf,
@@ -378,6 +381,8 @@ class TriageEntry:
             out["task_relevance"] = self.relevance
         if self.edit_relevance:
             out["edit_relevance"] = self.edit_relevance
+        if self.retired:
+            out["retired"] = list(self.retired)
         return out
 
 

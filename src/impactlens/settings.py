@@ -92,6 +92,15 @@ class Settings:
     # replaced; impact/taskrel.py). 2.0 chosen on the development repos (1.0: R@1 0.647,
     # 2.0: 0.675, 4.0: 0.670; R@3 0.808 for each), also part of the "lexical" channel
     edit_relevance_weight: float = 2.0
+    # a file mentioning an identifier the edit removed the last mention of (impact/
+    # retired.py) is MAY-IMPACT at this confidence: the share of such files the commits
+    # of the development repos changed too (0.82, 18 of 22 with the cap below) …
+    retired_conf: float = 0.8
+    # … among identifiers at most this many other library files mention (2: 10 of 11
+    # gold, R@3 0.808; 5: 18 of 22, R@3 0.817 — chosen; a commoner name says nothing)
+    retired_max_files: int = 5
+    # … and raised by this in the order within its bucket
+    retired_weight: float = 0.0
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32
@@ -99,8 +108,10 @@ class Settings:
 
     # --- §7.6 ablation: evidence channels the pipeline uses ---------------------
     # "walk" (§3.3 structural walk), "cochange" (§3.4), "testmap" (§3.5 test impact),
-    # "lexical" (§3.6 soft-rank). Removing one switches that channel off, all else fixed.
-    channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical"})
+    # "lexical" (§3.6 soft-rank), "retired" (impact/retired.py: files mentioning what the
+    # edit stopped mentioning). Removing one switches that channel off, all else fixed.
+    channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical",
+                                          "retired"})
 
     # --- §3.9 DAG ----------------------------------------------------------------
     max_dag_nodes: int = 200

@@ -36,7 +36,7 @@ Methods compared on the same cases (files are ranked; ties by path)
 * ``imports`` — reverse import closure of the seed's module, by hop distance.
 * ``cochange10`` — the co-change channel alone, its top 10 partners.
 * ``callers1`` — files of the seed function's direct callers (most call sites first).
-* ``-walk``, ``-cochange``, ``-testmap``, ``-lexical`` — the stage with one channel
+* ``-walk``, ``-cochange``, ``-testmap``, ``-lexical``, ``-retired`` — the stage with one channel
   removed (§7.6 ablation), everything else fixed.
 
 Metrics (means over cases; a case with an empty denominator is *excluded* from that
@@ -93,18 +93,15 @@ from impactlens.bench.metrics import (
 )
 from impactlens.change import git as gitcmd
 from impactlens.index import child_trace
-from impactlens.index.discover import is_test_file
+from impactlens.index.discover import is_source, is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
 from impactlens.index.recording import base_test_id
 from impactlens.settings import DEFAULT, Settings
 
 KS = (1, 3, 5)
-CHANNELS = ("walk", "cochange", "testmap", "lexical")
+CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired")
 BASELINES = ("imports", "cochange10", "callers1")
 NOISE = 0.05  # §7.6: |Δ| ≤ 5 % (absolute, on [0, 1] metrics) is noise
-_NON_SOURCE_DIRS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
-                              "benchmarks", "bench", "scripts", "tools", "ci", ".github"})
-_NON_SOURCE_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py", "fabfile.py"})
 _MECHANICAL = re.compile(
     r"\b(black|isort|pyupgrade|flake8|ruff|pre-commit|pre-commit-ci|reformat\w*|format(ting)?"
     r"|typos?|lint\w*|bump\w*|release \d|version \d|copyright|license header|modernize"
@@ -248,14 +245,6 @@ def _splice(before: str, after: str, b: DefInfo, a: DefInfo) -> str:
     if new and not new[-1].endswith("\n"):
         new[-1] += "\n"
     return "".join(new)
-
-
-def is_source(path: str) -> bool:
-    p = PurePosixPath(path)
-    if p.suffix != ".py" or is_test_file(path) or p.name in _NON_SOURCE_FILES:
-        return False
-    return not any(part in _NON_SOURCE_DIRS or "example" in part or part.startswith("typing")
-                   for part in p.parts[:-1])
 
 
 def is_test_path(path: str) -> bool:
@@ -442,9 +431,10 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 def stage_predictions(result: Any, seed_file: str, seed_entity: str,
                       symbol_ids: set[str], partners: Sequence[tuple[str, float]] = (),
                       settings: Settings = DEFAULT,
-                      ) -> tuple[list[str], list[str], list[str]]:
-    """(ranked files, ranked symbols, validation test ids) of an ImpactResult.
-    ``partners`` = the seed file's co-change candidates in the channel's order."""
+                      ) -> tuple[list[str], list[str], list[str], list[dict[str, Any]]]:
+    """(ranked files, ranked symbols, validation test ids, each ranked file's evidence) of
+    an ImpactResult. ``partners`` = the seed file's co-change candidates in the channel's
+    order."""
     from impactlens.impact.triage import order_score
 
     tri = result.triage
@@ -460,7 +450,34 @@ def stage_predictions(result: Any, seed_file: str, seed_entity: str,
                     and is_source(e.file))
     syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
                    and e.entity in symbol_ids and not is_test_path(e.file or ""))
-    return files, syms, list(result.validate)
+    return files, syms, list(result.validate), file_evidence(entries, files, partners, settings)
+
+
+def file_evidence(entries: Sequence[Any], files: Sequence[str],
+                  partners: Sequence[tuple[str, float]], settings: Settings = DEFAULT,
+                  ) -> list[dict[str, Any]]:
+    """Why each of ``files`` ranks where it does: its first (best-placed) entry's bucket,
+    confidence, hard edge, distance and the two relevances, with the file's co-change
+    score and how many entries name it — the figures an ordering is read off."""
+    from impactlens.impact.triage import order_score
+
+    score = dict(partners)
+    first: dict[str, Any] = {}
+    count: dict[str, int] = {}
+    for e in entries:
+        first.setdefault(e.file, e)
+        count[e.file] = count.get(e.file, 0) + 1
+    out = []
+    for f in files:
+        e = first[f]
+        out.append({"file": f, "bucket": e.bucket.value, "conf": round(e.conf, 4),
+                    "hard": e.hard, "distance": e.distance,
+                    "task_relevance": round(e.relevance, 4),
+                    "edit_relevance": round(e.edit_relevance, 4),
+                    "order": round(order_score(e, settings), 4),
+                    "cochange": score.get(f), "retired": list(e.retired),
+                    "entries": count[f]})
+    return out
 
 
 # a test module that fails to import errors its own tests, not the whole session (pytest
@@ -514,6 +531,7 @@ class MethodRun:
     files: list[str]
     symbols: list[str] | None = None  # None: the method predicts no symbols
     tests: list[str] | None = None  # None: the method selects no tests
+    evidence: list[dict[str, Any]] | None = None  # the stage's: why each file ranks there
 
 
 @dataclass
@@ -582,6 +600,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
             cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time,
                                       symbols=symbols)
             removed, written = edit_calls(store, change, proj.module_of)  # as analyze does
+            retired = proj.retired(change)  # the work tree is the parent: as analyze reads it
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})
@@ -596,11 +615,11 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=unresolved,
                     task=case.message, written=written, removed=removed, recorded=rec,
-                    settings=s,
+                    retired=retired, settings=s,
                 )
-                files, syms, tests = stage_predictions(res, seed.file, seed_entity, symbol_ids,
-                                                       cc.get(seed.file, ()), s)
-                methods[name] = MethodRun(files, syms, tests)
+                files, syms, tests, why = stage_predictions(
+                    res, seed.file, seed_entity, symbol_ids, cc.get(seed.file, ()), s)
+                methods[name] = MethodRun(files, syms, tests, why if name == "stage" else None)
             t_stage = (time.perf_counter() - t1) / len(variants)
             # baselines
             methods["imports"] = MethodRun(

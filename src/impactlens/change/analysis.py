@@ -99,8 +99,17 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         recorded=(recorded_runs(project.store, change.files,
                                 None if change.mode == "rev" else project.root)
                   if project.settings.use_recorded_runs else None),
+        # the other files are read from the disk, which a past commit's are not
+        retired=_retired(project, change),
         settings=project.settings,
     )
+
+
+def _retired(project: Project, change: ProposedChange) -> Mapping[str, Any]:
+    fn = getattr(project, "retired", None)
+    if fn is None or change.mode == "rev" or "retired" not in project.settings.channels:
+        return {}
+    return fn(change.files)
 
 
 def recorded_runs(store: Any, files: Sequence[FileChange], root: Path | None = None

@@ -53,6 +53,7 @@ def run_pipeline(
     written: Sequence[Edge] = (),
     removed: Sequence[Edge] = (),
     recorded: RecordedTests | None = None,
+    retired: Mapping[str, Sequence[str]] = {},
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
     graph = cached(graph)  # one memo for every stage of this run
@@ -111,6 +112,8 @@ def run_pipeline(
                                                         settings))
         per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
                                                        settings))
+    if "retired" in channels:  # who else mentions what the edit stopped mentioning
+        per_entries.extend(triage_stage.retired_entries(retired, module_of, settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if "lexical" in channels:

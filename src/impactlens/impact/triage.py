@@ -21,22 +21,24 @@ reach raises its combined confidence".
 Beyond the walk (what depends on the change), two obligations come from what the edit
 itself calls: a call it writes that its callee's current signature does not accept puts
 the callee in MUST-INSPECT (:func:`forward_entries`), and a private helper whose last call
-it removed is MAY-IMPACT as now unused (:func:`orphan_entries`). Within a bucket, the task
-text's and the edit's own text's relevance to an entry's file raise it in the order
-(:func:`by_relevance`).
+it removed is MAY-IMPACT as now unused (:func:`orphan_entries`). A file that mentions an
+identifier the edit removed the last mention of is MAY-IMPACT too (:func:`retired_entries`,
+impact/retired.py). Within a bucket, the task text's and the edit's own text's relevance
+to an entry's file raise it in the order (:func:`by_relevance`).
 """
 
 from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from impactlens.impact.classify import params_of
 from impactlens.impact.dag import cause_label
 from impactlens.impact.graphcache import cached
 from impactlens.impact.relations import CONSTRUCTOR_NAMES
+from impactlens.impact.retired import retired_reason
 from impactlens.model import (
     AtomicChange,
     Bucket,
@@ -513,6 +515,16 @@ def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Itera
     return out
 
 
+def retired_entries(retired: Mapping[str, Sequence[str]], module_of: Callable[[str], str],
+                    settings: Settings = DEFAULT) -> list[TriageEntry]:
+    """MAY-IMPACT for each file mentioning identifiers the edit removed the last mention of
+    (``retired``: file → identifiers, impact/retired.py), at ``settings.retired_conf``."""
+    return [TriageEntry(entity=module_of(path) or path, file=path, conf=settings.retired_conf,
+                        bucket=Bucket.MAY, distance=1, reason=retired_reason(names),
+                        hard=False, retired=tuple(names))
+            for path, names in sorted(retired.items())]
+
+
 def _private_plain(graph: GraphView, node: Node) -> bool:
     """A private, undecorated function or method that overrides nothing: one only this
     repository's code calls, and only by name."""
@@ -528,9 +540,11 @@ def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
 
 def order_score(e: TriageEntry, settings: Settings = DEFAULT) -> float:
     """What orders entries within a bucket: the confidence, raised by the task text's and
-    the edit's relevance to the entry's file (impact/taskrel.py)."""
+    the edit's relevance to the entry's file (impact/taskrel.py), and by
+    ``settings.retired_weight`` when the file mentions what the edit retired."""
     return (e.conf + settings.task_relevance_weight * e.relevance
-            + settings.edit_relevance_weight * e.edit_relevance)
+            + settings.edit_relevance_weight * e.edit_relevance
+            + (settings.retired_weight if e.retired else 0.0))
 
 
 def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, float],
@@ -564,7 +578,8 @@ def merge(entries: Iterable[TriageEntry]) -> Triage:
         bucket = min(old.bucket, e.bucket, key=_RANK.__getitem__)
         best[e.entity] = replace(
             old, bucket=bucket, conf=max(old.conf, e.conf),
-            distance=min(old.distance, e.distance), hard=old.hard or e.hard)
+            distance=min(old.distance, e.distance), hard=old.hard or e.hard,
+            retired=tuple(sorted({*old.retired, *e.retired})))
     final = [replace(e, reason=" | ".join(sorted(reasons[k]))) for k, e in best.items()]
     ordered = sort_entries(final)
     return Triage(

@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from impactlens.fileio import read_code_text
 from impactlens.index.discover import list_text_files
 from impactlens.model import EdgeKind, GraphView, Node, NodeKind
 
@@ -48,7 +49,6 @@ _SHOWS = frozenset({  # methods that can show an instance's attributes to a test
 })
 _REFLECT = re.compile(r"__dict__|\bvars\b|\bdir\b")
 _GUARDS = frozenset({"__slots__", "__setattr__", "__dict__"})
-_MAX_BYTES = 2_000_000  # a bigger file is data, not code that reads attributes
 
 
 class UnreadAttributes:
@@ -110,14 +110,9 @@ class UnreadAttributes:
 
     def _texts(self) -> Iterator[str]:
         for path in list_text_files(self.root):
-            if path in self.edited:
-                continue
-            try:
-                data = (self.root / path).read_bytes()
-            except OSError:
-                continue
-            if len(data) <= _MAX_BYTES and b"\0" not in data[:8192]:
-                yield data.decode("utf-8", "replace")
+            text = None if path in self.edited else read_code_text(self.root / path)
+            if text is not None:
+                yield text
         yield from (t for t in self.edited.values() if t is not None)
 
     def _class_names(self, graph: GraphView, cls: Node) -> set[str] | None:

@@ -99,6 +99,21 @@ def list_text_files(root: Path) -> list[str]:
     return list_source_files(root, suffix="")
 
 
+_NON_SOURCE_DIRS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
+                              "benchmarks", "bench", "scripts", "tools", "ci", ".github"})
+_NON_SOURCE_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py", "fabfile.py"})
+
+
+def is_source(path: str) -> bool:
+    """A Python file of the library itself: not a test, example, doc, script, tool or
+    packaging file (the files a change to the library can oblige to change)."""
+    p = PurePosixPath(path)
+    if p.suffix != PY_SUFFIX or is_test_file(path) or p.name in _NON_SOURCE_FILES:
+        return False
+    return not any(part in _NON_SOURCE_DIRS or "example" in part or part.startswith("typing")
+                   for part in p.parts[:-1])
+
+
 def is_test_file(path: str) -> bool:
     name = PurePosixPath(path).name
     return (

@@ -1,0 +1,137 @@
+"""Retired references: what the edit stopped mentioning, and which other files mention it.
+
+An edit that removes a file's last mention of an identifier — a function it no longer
+calls, a constant it no longer reads, an attribute or a mapping key it no longer touches —
+is often one step of a change that goes on elsewhere: the definition is now unused
+(delete or deprecate it), and the other places that mention the identifier are migrated
+the same way (``HTTP_STATUS_CODES`` deprecated in one module and its last users moved off
+it in two others; a scope key ``"root_path"`` handled differently in every file that
+reads it). Such files are MAY-IMPACT candidates (:func:`retired_partners`), whatever the
+import graph and the history say.
+
+An identifier counts when the edited file's text before the edit mentions it — as a
+name, an attribute (``x.name``) or a string that spells an identifier — and its text
+after the edit does not; an import left behind is not a mention (the import becomes
+unused with the edit). Left out: builtins and keywords, names shorter than
+:data:`MIN_LENGTH`, and names the file imports from outside the project (``from typing
+import Any``: other files using ``Any`` are not part of the change). The other files are
+the project's library sources (not tests, docs or examples) that mention the identifier
+as a whole word; an identifier more than ``settings.retired_max_files`` of them mention
+is too common to say anything and is dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from impactlens.fileio import read_code_text
+from impactlens.index.discover import is_source
+from impactlens.model import FileChange
+from impactlens.settings import DEFAULT, Settings
+
+__all__ = ["MIN_LENGTH", "project_modules", "retired_names", "retired_partners", "retired_reason"]
+
+MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+_COMMON = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+
+
+def retired_names(before: str | None, after: str | None,
+                  in_project: Callable[[str], bool] = lambda _m: True) -> frozenset[str]:
+    """Identifiers ``before`` mentions and ``after`` does not (see the module docstring);
+    ``in_project(module)`` says whether an absolutely imported module is the project's."""
+    old = _tree(before)
+    if old is None:
+        return frozenset()
+    new = _tree(after)
+    gone = _mentions(old) - (_mentions(new) if new is not None else set())
+    return frozenset(n for n in gone if len(n) >= MIN_LENGTH and n not in _COMMON
+                     and n not in _external(old, in_project))
+
+
+def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[str],
+                     in_project: Callable[[str], bool] = lambda _m: True,
+                     settings: Settings = DEFAULT) -> dict[str, tuple[str, ...]]:
+    """``{file: retired identifiers it mentions}`` over ``paths`` (the project's files, read
+    from ``root``; the edited files and anything not library source left out), keeping
+    the identifiers at most ``settings.retired_max_files`` files mention."""
+    edited = {f.path for f in changes}
+    names: set[str] = set()
+    for f in changes:
+        if f.path.endswith(".py"):
+            names |= retired_names(f.before, f.after, in_project)
+    if not names:
+        return {}
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    seen: dict[str, set[str]] = {}
+    for path in sorted(set(paths) - edited):
+        text = read_code_text(root / path) if is_source(path) else None
+        if text is None or not any(n in text for n in names):  # substring test first: cheap
+            continue
+        for m in pattern.finditer(text):
+            seen.setdefault(m.group(1), set()).add(path)
+    out: dict[str, list[str]] = {}
+    for name, files in sorted(seen.items()):
+        if len(files) <= settings.retired_max_files:
+            for path in files:
+                out.setdefault(path, []).append(name)
+    return {p: tuple(ns) for p, ns in sorted(out.items())}
+
+
+def _tree(text: str | None) -> ast.Module | None:
+    if text is None:
+        return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _mentions(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and _IDENT.match(node.value)):
+            out.add(node.value)
+    return out
+
+
+def _external(tree: ast.Module, in_project: Callable[[str], bool]) -> set[str]:
+    """Names ``tree`` binds by importing from outside the project."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names
+                       if not in_project(a.name))
+        elif (isinstance(node, ast.ImportFrom) and node.level == 0
+              and not in_project(node.module or "")):
+            out.update(a.asname or a.name for a in node.names)
+    return out
+
+
+def project_modules(modules: Iterable[str]) -> Callable[[str], bool]:
+    """``in_project`` for :func:`retired_names`: a module is the project's when it, or a
+    package above it, is one of ``modules`` (the index's module names)."""
+    known = frozenset(modules)
+
+    def in_project(module: str) -> bool:
+        parts = module.split(".")
+        return any(".".join(parts[:i]) in known for i in range(1, len(parts) + 1))
+
+    return in_project
+
+
+def retired_reason(names: Sequence[str]) -> str:
+    shown = ", ".join(f"`{n}`" for n in names[:3]) + (" …" if len(names) > 3 else "")
+    return (f"the edit removed the last mention of {shown} from the edited file; this file "
+            "mentions it too — where the change may go on (its definition, or another use)")
+

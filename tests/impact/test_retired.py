@@ -1,0 +1,174 @@
+"""Retired references (impact/retired.py): what the edit stopped mentioning, who else does."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from impactlens.api import Project
+from impactlens.impact.retired import project_modules, retired_names, retired_partners
+from impactlens.model import Bucket, FileChange
+from impactlens.settings import DEFAULT
+
+BEFORE = '''\
+from typing import AsyncIterator
+from .codes import HTTP_STATUS_CODES, lookup_name
+import marshal
+
+
+def describe(code, scope):
+    base = scope["root_path"]
+    data = marshal.dumps(code)
+    stream: AsyncIterator = None
+    return HTTP_STATUS_CODES.get(code) or lookup_name(code) + base + str(len(data)) + str(stream)
+'''
+
+AFTER = '''\
+from typing import AsyncIterator
+from .codes import HTTP_STATUS_CODES, lookup_name
+import marshal
+
+
+def describe(code, scope):
+    return lookup_name(code) + scope.get("path", "")
+'''
+
+
+def in_pkg(module: str) -> bool:
+    return module.split(".")[0] == "pkg"
+
+
+def test_names_the_edit_no_longer_mentions():
+    got = retired_names(BEFORE, AFTER, in_pkg)
+    # a project constant (the import left behind is not a mention), a mapping key
+    assert {"HTTP_STATUS_CODES", "root_path"} <= got
+    # still used; imported from outside the project; builtins; too short
+    assert not got & {"lookup_name", "AsyncIterator", "marshal", "str", "len", "get"}
+    # locals count too (a parameter is a keyword at its call sites): the cap judges them
+    assert {"base", "data", "stream"} <= got
+    # an attribute of an outside module is an attribute like any other: the cap judges it
+    assert "dumps" in got
+
+
+def test_nothing_retired_without_a_before_text_or_when_it_does_not_parse():
+    assert retired_names(None, AFTER) == frozenset()
+    assert retired_names("def f(:\n", AFTER) == frozenset()
+    # a deleted file retires everything it mentioned
+    assert "HTTP_STATUS_CODES" in retired_names(BEFORE, None, in_pkg)
+
+
+def test_project_modules_knows_packages_and_submodules():
+    known = project_modules(["pkg", "pkg.codes", "other.mod"])
+    assert known("pkg.codes") and known("pkg.codes.deep") and known("other.mod.x")
+    assert not known("typing") and not known("othermod")
+
+
+IDENTS = st.from_regex(r"[a-z_][a-z0-9_]{0,7}", fullmatch=True).filter(
+    lambda s: s.isidentifier() and not __import__("keyword").iskeyword(s))
+
+
+@st.composite
+def modules(draw):
+    names = draw(st.lists(IDENTS, min_size=1, max_size=6))
+    lines = [f"{draw(IDENTS)} = {draw(st.sampled_from(names))}.{draw(IDENTS)}"
+             f"(\"{draw(IDENTS)}\")" for _ in range(draw(st.integers(1, 5)))]
+    return "\n".join(lines) + "\n"
+
+
+def _mentioned(text: str) -> set[str]:
+    out = set()
+    for n in ast.walk(ast.parse(text)):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            out.add(n.value)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(modules(), modules())
+def test_retired_means_mentioned_before_and_not_after(before, after):
+    got = retired_names(before, after)
+    assert got <= _mentioned(before)
+    assert not got & _mentioned(after)
+    assert retired_names(before, before) == frozenset()
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+
+
+def test_partners_are_library_files_naming_a_rare_retired_identifier(tmp_path):
+    files = {
+        "pkg/views.py": BEFORE,
+        "pkg/codes.py": "HTTP_STATUS_CODES = {}\ndef lookup_name(c):\n    return ''\n",
+        "pkg/response.py": "from .codes import HTTP_STATUS_CODES\nX = HTTP_STATUS_CODES\n",
+        "pkg/routing.py": "def go(scope):\n    return scope['root_path']\n",
+        "pkg/near.py": "HTTP_STATUS_CODES_EXTRA = 1\n",  # a longer name: not a whole word
+        "tests/test_codes.py": "from pkg.codes import HTTP_STATUS_CODES\n",  # not library
+        "docs/conf.py": "root_path = 1\n",
+    }
+    write(tmp_path, files)
+    change = [FileChange("pkg/views.py", BEFORE, AFTER)]
+    got = retired_partners(tmp_path, change, files, in_pkg)
+    assert got == {"pkg/codes.py": ("HTTP_STATUS_CODES",),
+                   "pkg/response.py": ("HTTP_STATUS_CODES",),
+                   "pkg/routing.py": ("root_path",)}
+    # an identifier more files mention than the cap says nothing
+    capped = retired_partners(tmp_path, change, files, in_pkg,
+                              DEFAULT.replace(retired_max_files=1))
+    assert capped == {"pkg/routing.py": ("root_path",)}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_analyze_lists_the_files_that_mention_what_the_edit_retired(make_repo):
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/views.py": BEFORE,
+        "pkg/codes.py": "HTTP_STATUS_CODES = {}\n\n\ndef lookup_name(c):\n    return ''\n",
+        "pkg/response.py": "from .codes import HTTP_STATUS_CODES\n\n\n"
+                           "def status(c):\n    return HTTP_STATUS_CODES[c]\n",
+        "pkg/unrelated.py": "def other():\n    return 1\n",
+    })
+    with Project(root) as p:
+        p.index()
+        res = p.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
+        may = {e.file: e for e in res.triage.may_impact}
+        for path in ("pkg/codes.py", "pkg/response.py"):
+            assert may[path].conf >= DEFAULT.retired_conf
+            assert "`HTTP_STATUS_CODES`" in may[path].reason
+        assert "pkg/unrelated.py" not in may
+        # the channel switched off (§7.6 ablation): neither file is named
+        off = Project(root, DEFAULT.replace(channels=DEFAULT.channels - {"retired"}))
+        with off:
+            res = off.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
+        named = {e.file for e in (*res.triage.must_inspect, *res.triage.may_impact)
+                 if e.bucket is Bucket.MAY and "last mention" in e.reason}
+        assert named == set()
+
+
+def test_merge_keeps_the_retired_identifiers_and_the_weight_raises_them():
+    from impactlens.impact.triage import merge, order_score, retired_entries
+    from impactlens.model import TriageEntry
+
+    walked = TriageEntry("pkg.codes", "pkg/codes.py", 0.9, "co-change", Bucket.MAY, 0,
+                         hard=False)
+    [named] = retired_entries({"pkg/codes.py": ("HTTP_STATUS_CODES",)},
+                              lambda p: p[:-3].replace("/", "."))
+    [got] = merge([walked, named]).may_impact
+    assert got.retired == ("HTTP_STATUS_CODES",) and got.conf == 0.9 and not got.hard
+    assert "co-change" in got.reason and "last mention" in got.reason
+    assert got.to_json()["retired"] == ["HTTP_STATUS_CODES"]
+    tier = DEFAULT.replace(retired_weight=3.0)
+    assert order_score(got, tier) == order_score(walked, tier) + 3.0

@@ -172,3 +172,19 @@ def test_merge_keeps_the_retired_identifiers_and_the_weight_raises_them():
     assert got.to_json()["retired"] == ["HTTP_STATUS_CODES"]
     tier = DEFAULT.replace(retired_weight=3.0)
     assert order_score(got, tier) == order_score(walked, tier) + 3.0
+
+
+def test_off_for_a_past_commit_whose_neighbours_the_disk_does_not_hold(make_repo, git_commit):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/views.py": BEFORE,
+        "pkg/codes.py": "HTTP_STATUS_CODES = {}\n\n\ndef lookup_name(c):\n    return ''\n",
+    }
+    root = make_repo(files)
+    sha = git_commit(root, {"pkg/views.py": AFTER}, "stop using the table")
+    with Project(root) as p:
+        p.index()
+        res = p.analyze(rev=sha)
+        worktree = p.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
+    assert not [e for e in res.triage.may_impact if e.retired]
+    assert [e.file for e in worktree.triage.may_impact if e.retired] == ["pkg/codes.py"]

@@ -93,16 +93,17 @@ class Settings:
     # 2.0: 0.675, 4.0: 0.670; R@3 0.808 for each), also part of the "lexical" channel
     edit_relevance_weight: float = 2.0
     # a file mentioning an identifier the edit removed the last mention of (impact/
-    # retired.py) is MAY-IMPACT at this confidence: the share of such files the commits
-    # of the development repos changed too (0.82, 18 of 22 with the cap below) …
+    # retired.py) is MAY-IMPACT at this confidence: on the development repos 17 of the 21
+    # files it names (0.81) are files the commit changed too …
     retired_conf: float = 0.8
-    # … among identifiers at most this many other library files mention (2: 10 of 11
-    # gold, R@3 0.808; 5: 18 of 22, R@3 0.817 — chosen; a commoner name says nothing)
+    # … among identifiers at most this many other library files mention (a commoner name
+    # says nothing; prototype on the development repos: 2 → 10 of 11 named files changed,
+    # R@3 0.808; 5 → 18 of 22, R@3 0.817 — chosen)
     retired_max_files: int = 5
     # … and raised by this in the order within its bucket (3 = as much as the two
     # relevances together can add). Development repos, 0 / 3: R@1 0.688 / 0.702, R@3
-    # 0.813 / 0.813, P@3 0.589 / 0.589 (the files it names there are 0.82 gold, above the
-    # stage's own P@1, 0.795)
+    # 0.813 / 0.813, P@3 0.589 / 0.589 (its files there are 0.81 gold, above the stage's
+    # own P@1 before it, 0.795)
     retired_weight: float = 3.0
 
     # --- §3.8 batches ----------------------------------------------------------

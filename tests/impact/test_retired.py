@@ -57,6 +57,7 @@ def test_names_the_edit_no_longer_mentions():
 def test_nothing_retired_without_a_before_text_or_when_it_does_not_parse():
     assert retired_names(None, AFTER) == frozenset()
     assert retired_names("def f(:\n", AFTER) == frozenset()
+    assert retired_names(BEFORE, "def describe(:\n") == frozenset()  # mid-edit: unknown
     # a deleted file retires everything it mentioned
     assert "HTTP_STATUS_CODES" in retired_names(BEFORE, None, in_pkg)
 
@@ -188,3 +189,28 @@ def test_off_for_a_past_commit_whose_neighbours_the_disk_does_not_hold(make_repo
         worktree = p.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
     assert not [e for e in res.triage.may_impact if e.retired]
     assert [e.file for e in worktree.triage.may_impact if e.retired] == ["pkg/codes.py"]
+
+
+WORDS = ["alpha_one", "beta_two", "gamma", "delta_x", "alpha_one_more"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=4), min_size=1, max_size=8),
+       st.integers(0, 4))
+def test_partners_match_a_plain_count_of_whole_word_mentions(tmp_path_factory, bodies, cap):
+    import re
+
+    root = tmp_path_factory.mktemp("tree")
+    files = {f"pkg/m{i}.py": "\n".join(f"x = {w}" for w in ws) + "\n"
+             for i, ws in enumerate(bodies)}
+    write(root, files)
+    retired = ["alpha_one", "beta_two", "gamma", "delta_x"]
+    change = [FileChange("pkg/edited.py", "y = " + " + ".join(retired) + "\n", "y = 1\n")]
+    got = retired_partners(root, change, files, settings=DEFAULT.replace(retired_max_files=cap))
+    want: dict[str, list[str]] = {}
+    for name in retired:
+        hits = [p for p, t in sorted(files.items()) if re.search(rf"\b{name}\b", t)]
+        if len(hits) <= cap:
+            for p in hits:
+                want.setdefault(p, []).append(name)
+    assert got == {p: tuple(sorted(ns)) for p, ns in sorted(want.items())}

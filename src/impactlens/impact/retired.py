@@ -46,9 +46,9 @@ def retired_names(before: str | None, after: str | None,
     """Identifiers ``before`` mentions and ``after`` does not (see the module docstring);
     ``in_project(module)`` says whether an absolutely imported module is the project's."""
     old = _tree(before)
-    if old is None:
-        return frozenset()
     new = _tree(after)
+    if old is None or (new is None and after is not None):  # an unparsable side: unknown
+        return frozenset()
     gone = _mentions(old) - (_mentions(new) if new is not None else set())
     return frozenset(n for n in gone if len(n) >= MIN_LENGTH and n not in _COMMON
                      and n not in _external(old, in_project))
@@ -67,19 +67,24 @@ def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[
             names |= retired_names(f.before, f.after, in_project)
     if not names:
         return {}
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
-    seen: dict[str, set[str]] = {}
+    # per name, the files naming it as a whole word; a name past the cap is dropped as
+    # soon as it is (common words would otherwise be matched through the whole tree)
+    active = {n: re.compile(rf"\b{re.escape(n)}\b") for n in sorted(names)}
+    seen: dict[str, list[str]] = {n: [] for n in active}
     for path in sorted(set(paths) - edited):
+        if not active:
+            break
         text = read_code_text(root / path) if is_source(path) else None
-        if text is None or not any(n in text for n in names):  # substring test first: cheap
+        if text is None:
             continue
-        for m in pattern.finditer(text):
-            seen.setdefault(m.group(1), set()).add(path)
+        for n in [n for n, word in active.items() if n in text and word.search(text)]:
+            seen[n].append(path)
+            if len(seen[n]) > settings.retired_max_files:
+                del active[n], seen[n]
     out: dict[str, list[str]] = {}
-    for name, files in sorted(seen.items()):
-        if len(files) <= settings.retired_max_files:
-            for path in files:
-                out.setdefault(path, []).append(name)
+    for name, files in seen.items():
+        for path in files:
+            out.setdefault(path, []).append(name)
     return {p: tuple(ns) for p, ns in sorted(out.items())}
 
 

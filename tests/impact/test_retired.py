@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from impact.graphs import Graph
 from impactlens.api import Project
 from impactlens.impact.retired import project_modules, retired_names, retired_partners
 from impactlens.model import Bucket, FileChange
@@ -159,14 +160,33 @@ def test_analyze_lists_the_files_that_mention_what_the_edit_retired(make_repo):
         assert named == set()
 
 
+def module(path: str) -> str:
+    return path[:-3].replace("/", ".")
+
+
+def test_a_retired_name_the_file_defines_is_named_as_that_definition():
+    from impactlens.impact.triage import retired_entries
+
+    g = Graph()
+    g.fn("pkg.security.gen_salt", "def gen_salt(n):")
+    g.fn("pkg.other.gen_salt", "def gen_salt(n):")  # same name, another file: not this one's
+    got = retired_entries(g, {"pkg/security.py": ("gen_salt", "salt_chars"),
+                              "pkg/debug.py": ("gen_salt",)}, module)
+    assert [(e.entity, e.retired) for e in got] == [
+        ("pkg.debug", ("gen_salt",)),
+        ("pkg.security.gen_salt", ("gen_salt",)),
+        ("pkg.security", ("salt_chars",))]
+    assert all(e.bucket is Bucket.MAY and not e.hard and e.conf == DEFAULT.retired_conf
+               for e in got)
+
+
 def test_merge_keeps_the_retired_identifiers_and_the_weight_raises_them():
     from impactlens.impact.triage import merge, order_score, retired_entries
     from impactlens.model import TriageEntry
 
     walked = TriageEntry("pkg.codes", "pkg/codes.py", 0.9, "co-change", Bucket.MAY, 0,
                          hard=False)
-    [named] = retired_entries({"pkg/codes.py": ("HTTP_STATUS_CODES",)},
-                              lambda p: p[:-3].replace("/", "."))
+    [named] = retired_entries(Graph(), {"pkg/codes.py": ("HTTP_STATUS_CODES",)}, module)
     [got] = merge([walked, named]).may_impact
     assert got.retired == ("HTTP_STATUS_CODES",) and got.conf == 0.9 and not got.hard
     assert "co-change" in got.reason and "last mention" in got.reason

@@ -113,7 +113,8 @@ def run_pipeline(
         per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
                                                        settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning
-        per_entries.extend(triage_stage.retired_entries(retired, module_of, settings))
+        per_entries.extend(triage_stage.retired_entries(graph, retired, module_of,
+                                                        settings))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if "lexical" in channels:

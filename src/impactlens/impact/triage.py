@@ -515,14 +515,25 @@ def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Itera
     return out
 
 
-def retired_entries(retired: Mapping[str, Sequence[str]], module_of: Callable[[str], str],
+def retired_entries(graph: GraphView, retired: Mapping[str, Sequence[str]],
+                    module_of: Callable[[str], str],
                     settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MAY-IMPACT for each file mentioning identifiers the edit removed the last mention of
-    (``retired``: file → identifiers, impact/retired.py), at ``settings.retired_conf``."""
-    return [TriageEntry(entity=module_of(path) or path, file=path, conf=settings.retired_conf,
-                        bucket=Bucket.MAY, distance=1, reason=retired_reason(names),
-                        hard=False, retired=tuple(names))
-            for path, names in sorted(retired.items())]
+    (``retired``: file → identifiers, impact/retired.py), at ``settings.retired_conf``: the
+    file's own definition of such an identifier when it has one (now unused, or to change
+    with the edit), the file's module for the other mentions."""
+    out: list[TriageEntry] = []
+    for path, names in sorted(retired.items()):
+        module = module_of(path) or path
+        defined = [n for n in names if (d := graph.node(f"{module}.{n}")) is not None
+                   and d.file == path]
+        targets = [(f"{module}.{n}", (n,)) for n in defined]
+        if len(defined) < len(names):
+            targets.append((module, tuple(n for n in names if n not in defined)))
+        out += [TriageEntry(entity=entity, file=path, conf=settings.retired_conf,
+                            bucket=Bucket.MAY, distance=1, reason=retired_reason(ns),
+                            hard=False, retired=ns) for entity, ns in targets]
+    return out
 
 
 def _private_plain(graph: GraphView, node: Node) -> bool:

@@ -50,8 +50,9 @@ def retired_names(before: str | None, after: str | None,
     if old is None or (new is None and after is not None):  # an unparsable side: unknown
         return frozenset()
     gone = _mentions(old) - (_mentions(new) if new is not None else set())
+    outside = _external(old, in_project)
     return frozenset(n for n in gone if len(n) >= MIN_LENGTH and n not in _COMMON
-                     and n not in _external(old, in_project))
+                     and n not in outside)
 
 
 def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[str],

@@ -140,15 +140,23 @@ class Project:
         change = from_texts(self.root, path, before, after, task=task, as_of=parse_as_of(as_of))
         return self.analyze(change, refresh=refresh)
 
-    def retired(self, files: Sequence[Any]) -> dict[str, tuple[str, ...]]:
-        """The library files (read from the work tree) that mention an identifier the edit
-        ``files`` (``FileChange``s) removed the last mention of: ``{path: identifiers}``
-        (impact/retired.py)."""
-        from impactlens.impact.retired import project_modules, retired_partners
+    def retired(self, files: Sequence[Any], at: str | None = None
+                ) -> dict[str, tuple[str, ...]]:
+        """The library files that mention an identifier the edit ``files`` (``FileChange``s)
+        removed the last mention of: ``{path: identifiers}`` (impact/retired.py). The other
+        files are read from the work tree, or from commit ``at`` (a past change's base)."""
+        from impactlens.impact.retired import (
+            project_modules,
+            retired_partners,
+            retired_partners_at,
+        )
 
         store = self.store
-        return retired_partners(self.root, files, [r.path for r in store.files()],
-                                project_modules(store.module_paths()), self.settings)
+        paths = [r.path for r in store.files()]
+        in_project = project_modules(store.module_paths())
+        if at is not None:
+            return retired_partners_at(self.root, at, files, paths, in_project, self.settings)
+        return retired_partners(self.root, files, paths, in_project, self.settings)
 
     def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
         """The targeted validation set (pytest node ids) of a proposed edit."""

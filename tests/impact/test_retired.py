@@ -195,20 +195,46 @@ def test_merge_keeps_the_retired_identifiers_and_the_weight_raises_them():
     assert order_score(got, tier) == order_score(walked, tier) + 3.0
 
 
-def test_off_for_a_past_commit_whose_neighbours_the_disk_does_not_hold(make_repo, git_commit):
+def test_a_past_commit_reads_the_other_files_from_its_base(make_repo, git_commit):
     files = {
         "pkg/__init__.py": "",
         "pkg/views.py": BEFORE,
         "pkg/codes.py": "HTTP_STATUS_CODES = {}\n\n\ndef lookup_name(c):\n    return ''\n",
+        "pkg/response.py": "def status(c):\n    return c\n",
     }
     root = make_repo(files)
     sha = git_commit(root, {"pkg/views.py": AFTER}, "stop using the table")
+    # later, on disk: response.py starts using the table — not part of that commit's world
+    git_commit(root, {"pkg/response.py": "from .codes import HTTP_STATUS_CODES\n"}, "use it")
     with Project(root) as p:
         p.index()
-        res = p.analyze(rev=sha)
-        worktree = p.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
-    assert not [e for e in res.triage.may_impact if e.retired]
-    assert [e.file for e in worktree.triage.may_impact if e.retired] == ["pkg/codes.py"]
+        past = p.analyze(rev=sha)
+        now = p.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
+    assert [(e.file, e.retired) for e in past.triage.may_impact if e.retired] == [
+        ("pkg/codes.py", ("HTTP_STATUS_CODES",))]
+    assert sorted(e.file for e in now.triage.may_impact if e.retired) == [
+        "pkg/codes.py", "pkg/response.py"]
+
+
+def test_git_grep_in_a_commit_finds_what_the_disk_scan_finds(make_repo):
+    from impactlens.change import git
+    from impactlens.impact.retired import retired_partners_at
+
+    files = {
+        "pkg/views.py": BEFORE,
+        "pkg/codes.py": "HTTP_STATUS_CODES = {}\n",
+        "pkg/response.py": "X = HTTP_STATUS_CODES_MORE\nY = 'root_path'\n",
+        "pkg/a.py": "data = 1\n", "pkg/b.py": "data = 2\n",
+        "tests/test_codes.py": "HTTP_STATUS_CODES = 1\n",
+    }
+    root = make_repo(files)
+    head = git.resolve_commit(root, "HEAD")
+    change = [FileChange("pkg/views.py", BEFORE, AFTER)]
+    for cap in (0, 1, 2, 5):
+        s = DEFAULT.replace(retired_max_files=cap)
+        disk = retired_partners(root, change, files, in_pkg, s)
+        assert retired_partners_at(root, head, change, files, in_pkg, s) == disk
+    assert disk["pkg/codes.py"] == ("HTTP_STATUS_CODES",)
 
 
 WORDS = ["alpha_one", "beta_two", "gamma", "delta_x", "alpha_one_more"]

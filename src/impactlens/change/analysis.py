@@ -99,16 +99,19 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         recorded=(recorded_runs(project.store, change.files,
                                 None if change.mode == "rev" else project.root)
                   if project.settings.use_recorded_runs else None),
-        # the other files are read from the disk, which a past commit's are not
         retired=_retired(project, change),
         settings=project.settings,
     )
 
 
 def _retired(project: Project, change: ProposedChange) -> Mapping[str, Any]:
+    """Files mentioning what the change retired: the other files as they are on disk, or,
+    for a past commit, in its base (the files it did not edit are the same there)."""
     fn = getattr(project, "retired", None)
-    if fn is None or change.mode == "rev" or "retired" not in project.settings.channels:
+    if fn is None or "retired" not in project.settings.channels:
         return {}
+    if change.mode == "rev":
+        return fn(change.files, at=change.base) if change.base else {}
     return fn(change.files)
 
 

@@ -16,8 +16,10 @@ unused with the edit). Left out: builtins and keywords, names shorter than
 :data:`MIN_LENGTH`, and names the file imports from outside the project (``from typing
 import Any``: other files using ``Any`` are not part of the change). The other files are
 the project's library sources (not tests, docs or examples) that mention the identifier
-as a whole word; an identifier more than ``settings.retired_max_files`` of them mention
-is too common to say anything and is dropped.
+as a whole word — read from the work tree, or for a past commit (``--rev``) from its base's
+tree with ``git grep`` (the files it did not edit are the same there); an identifier more
+than ``settings.retired_max_files`` of them mention is too common to say anything and is
+dropped.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import ast
 import builtins
 import keyword
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from impactlens.fileio import read_code_text
@@ -34,7 +36,8 @@ from impactlens.index.discover import is_source
 from impactlens.model import FileChange
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["MIN_LENGTH", "project_modules", "retired_names", "retired_partners", "retired_reason"]
+__all__ = ["MIN_LENGTH", "project_modules", "retired_names", "retired_partners",
+           "retired_partners_at", "retired_reason"]
 
 MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
@@ -59,33 +62,75 @@ def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[
                      in_project: Callable[[str], bool] = lambda _m: True,
                      settings: Settings = DEFAULT) -> dict[str, tuple[str, ...]]:
     """``{file: retired identifiers it mentions}`` over ``paths`` (the project's files, read
-    from ``root``; the edited files and anything not library source left out), keeping
-    the identifiers at most ``settings.retired_max_files`` files mention."""
-    edited = {f.path for f in changes}
-    names: set[str] = set()
-    for f in changes:
-        if f.path.endswith(".py"):
-            names |= retired_names(f.before, f.after, in_project)
+    from the work tree at ``root``; the edited files and anything not library source left
+    out), keeping the identifiers at most ``settings.retired_max_files`` files mention."""
+    names = _retired(changes, in_project)
     if not names:
         return {}
     # per name, the files naming it as a whole word; a name past the cap is dropped as
     # soon as it is (common words would otherwise be matched through the whole tree)
     active = {n: re.compile(rf"\b{re.escape(n)}\b") for n in sorted(names)}
     seen: dict[str, list[str]] = {n: [] for n in active}
-    for path in sorted(set(paths) - edited):
+    for path in _candidates(paths, changes):
         if not active:
             break
-        text = read_code_text(root / path) if is_source(path) else None
+        text = read_code_text(root / path)
         if text is None:
             continue
         for n in [n for n, word in active.items() if n in text and word.search(text)]:
             seen[n].append(path)
             if len(seen[n]) > settings.retired_max_files:
                 del active[n], seen[n]
+    return _by_file(seen, settings)
+
+
+def retired_partners_at(root: Path, commit: str, changes: Sequence[FileChange],
+                        paths: Iterable[str],
+                        in_project: Callable[[str], bool] = lambda _m: True,
+                        settings: Settings = DEFAULT) -> dict[str, tuple[str, ...]]:
+    """:func:`retired_partners` with the other files as they are in ``commit`` (a past
+    change's base: the files it did not edit are the same there as after it), found by
+    ``git grep`` in that commit's tree."""
+    from impactlens.change import git
+
+    names = _retired(changes, in_project)
+    if not names:
+        return {}
+    wanted = set(_candidates(paths, changes))
+    out = git.run(root, "grep", "-o", "-w", "-F", "-I", "-z", "--no-color",
+                  *(a for n in sorted(names) for a in ("-e", n)), commit, "--", "*.py",
+                  ok_codes=(0, 1))
+    seen: dict[str, list[str]] = {n: [] for n in sorted(names)}
+    for line in out.splitlines():
+        where, _, name = line.partition("\0")
+        path = where[len(commit) + 1:]
+        if name in seen and path in wanted and path not in seen[name]:
+            seen[name].append(path)
+    return _by_file(seen, settings)
+
+
+def _retired(changes: Sequence[FileChange], in_project: Callable[[str], bool]) -> set[str]:
+    names: set[str] = set()
+    for f in changes:
+        if f.path.endswith(".py"):
+            names |= retired_names(f.before, f.after, in_project)
+    return names
+
+
+def _candidates(paths: Iterable[str], changes: Sequence[FileChange]) -> list[str]:
+    """The library source files among ``paths`` the change does not edit, sorted."""
+    edited = {f.path for f in changes}
+    return sorted(p for p in set(paths) - edited if is_source(p))
+
+
+def _by_file(seen: Mapping[str, Sequence[str]], settings: Settings
+             ) -> dict[str, tuple[str, ...]]:
+    """``{name: files}`` → ``{file: names}``, keeping the names at most the cap mention."""
     out: dict[str, list[str]] = {}
-    for name, files in seen.items():
-        for path in files:
-            out.setdefault(path, []).append(name)
+    for name, files in sorted(seen.items()):
+        if len(files) <= settings.retired_max_files:
+            for path in files:
+                out.setdefault(path, []).append(name)
     return {p: tuple(ns) for p, ns in sorted(out.items())}
 
 

@@ -213,3 +213,21 @@ def test_cli_refuses_a_missing_directory(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["mcp", str(tmp_path / "nope")])
     assert res.exit_code == 2
     assert "not found" in res.output
+
+
+def test_analyze_change_names_what_the_edit_stopped_mentioning(shop: Path) -> None:
+    import json
+
+    # `summary` stops building orders: `Order` is retired; orders.py defines it
+    (shop / "src/shop/report.py").write_text("def summary(amounts):\n    return sum(amounts)\n")
+
+    async def body(s: ClientSession) -> None:
+        tool = {t.name: t for t in (await s.list_tools()).tools}["analyze_change"]
+        assert '"retired"' in json.dumps(tool.output_schema)
+        a = await call(s, "analyze_change")
+        named = {e["entity"]: e["retired"] for e in a["triage"]["may_impact"] if "retired" in e}
+        assert named["shop.orders.Order"] == ["Order"]
+        assert all(e["file"] == "src/shop/orders.py" for e in a["triage"]["may_impact"]
+                   if "retired" in e)
+
+    run_session(shop, body)

@@ -72,6 +72,9 @@ class TriageItem(TypedDict):
     file: str
     conf: float
     reason: str
+    task_relevance: NotRequired[float]  # the task text's relevance to the file (BM25)
+    edit_relevance: NotRequired[float]  # the edit's own lines' relevance to the file
+    retired: NotRequired[list[str]]  # identifiers the edit stopped mentioning, named here
 
 
 class Triage(TypedDict):

@@ -28,7 +28,7 @@ import ast
 import builtins
 import keyword
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from impactlens.fileio import read_code_text
@@ -100,12 +100,12 @@ def retired_partners_at(root: Path, commit: str, changes: Sequence[FileChange],
     out = git.run(root, "grep", "-o", "-w", "-F", "-I", "-z", "--no-color",
                   *(a for n in sorted(names) for a in ("-e", n)), commit, "--", "*.py",
                   ok_codes=(0, 1))
-    seen: dict[str, list[str]] = {n: [] for n in sorted(names)}
+    seen: dict[str, set[str]] = {n: set() for n in names}  # `-o`: a line per match
     for line in out.splitlines():
         where, _, name = line.partition("\0")
         path = where[len(commit) + 1:]
-        if name in seen and path in wanted and path not in seen[name]:
-            seen[name].append(path)
+        if name in seen and path in wanted:
+            seen[name].add(path)
     return _by_file(seen, settings)
 
 
@@ -123,7 +123,7 @@ def _candidates(paths: Iterable[str], changes: Sequence[FileChange]) -> list[str
     return sorted(p for p in set(paths) - edited if is_source(p))
 
 
-def _by_file(seen: Mapping[str, Sequence[str]], settings: Settings
+def _by_file(seen: Mapping[str, Collection[str]], settings: Settings
              ) -> dict[str, tuple[str, ...]]:
     """``{name: files}`` → ``{file: names}``, keeping the names at most the cap mention."""
     out: dict[str, list[str]] = {}

@@ -15,6 +15,7 @@ from impactlens.bench.metrics import (
     macro,
     mean,
     micro,
+    paired_bootstrap,
     precision_at_k,
     ratio,
     recall_at_k,
@@ -159,3 +160,32 @@ def test_at_k_bounds(ranked: list[int], truth: frozenset[int], k: int) -> None:
     assert r is None or 0.0 <= r <= 1.0
     if r is not None and k >= len(set(ranked)):
         assert r == len(set(ranked) & truth) / len(truth)
+
+
+def test_paired_bootstrap_verdicts_and_na_pairs() -> None:
+    ahead = paired_bootstrap([1.0, 0.5, 1.0, None], [0.0, 0.0, 0.5, 1.0])
+    assert ahead is not None and ahead.n == 3  # the pair with an n/a side is dropped
+    assert ahead.diff == pytest.approx(2 / 3) and ahead.verdict == "ahead"
+    same = paired_bootstrap([0.5, 0.0, 1.0], [0.5, 0.0, 1.0])
+    assert same is not None and (same.lo, same.hi, same.verdict) == (0.0, 0.0, "tie")
+    mixed = paired_bootstrap([1.0, 0.0] * 5, [0.0, 1.0] * 5)
+    assert mixed is not None and mixed.verdict == "tie" and mixed.lo < 0 < mixed.hi
+    behind = paired_bootstrap([0.0] * 8, [1.0] * 8)
+    assert behind is not None and behind.as_dict()["verdict"] == "behind"
+    assert paired_bootstrap([None], [1.0]) is None
+    with pytest.raises(ValueError):
+        paired_bootstrap([1.0], [1.0, 0.0])
+    with pytest.raises(ValueError):
+        paired_bootstrap([1.0], [1.0], level=1.0)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=30))
+def test_paired_bootstrap_interval_is_seeded_and_bounded(
+        pairs: list[tuple[float, float]]) -> None:
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    d = paired_bootstrap(a, b, resamples=200)
+    assert d is not None and d == paired_bootstrap(a, b, resamples=200)  # deterministic
+    diffs = [x - y for x, y in pairs]
+    assert min(diffs) - 1e-9 <= d.lo <= d.hi <= max(diffs) + 1e-9
+    assert min(diffs) - 1e-9 <= d.diff <= max(diffs) + 1e-9
+    assert d.verdict == ("ahead" if d.lo > 0 else "behind" if d.hi < 0 else "tie")

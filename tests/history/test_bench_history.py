@@ -131,8 +131,35 @@ def test_paired_comparison_uses_the_cases_both_answer():
     assert paired["callers1"]["stage"]["p@1"] == 0.0  # x.py ranked first on that case
     assert paired["callers1"]["stage"]["f1"] == 0.6667
     assert paired["imports"]["cases"] == 3  # imports answers every case
+    # matched size: the stage cut to callers1's one file (x.py) against callers1's y.py
+    c1 = paired["callers1"]
+    assert c1["stage"]["p@n"] == 0.0 and c1["callers1"]["p@n"] == 1.0
+    diff = paired["callers1"]["diff"]["p@1"]
+    assert (diff["n"], diff["diff"], diff["verdict"]) == (1, -1.0, "behind")
+    assert paired["imports"]["diff"]["r@3"]["verdict"] == "tie"  # same files, other order
     unpaired = summarize(rows)["methods"]["callers1"]
     assert unpaired["precision"] == 1.0 and unpaired["answered"] == 0.5  # 1 of its 2 cases
+
+
+def test_saved_runs_are_pooled(tmp_path, capsys):
+    import json
+    from dataclasses import asdict
+
+    from impactlens.bench.history import main
+
+    paths = []
+    for name, rows in (("a", [_result(["y.py"], ["y.py"])]),
+                       ("b", [_result(["x.py", "y.py"], ["y.py"]), _result(["x.py"], ["z.py"])])):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps({"repo": name, "info": {"candidates": 4},
+                                         "cases": [asdict(r) for r in rows]}))
+    assert main(["--from-json", *map(str, paths), "--json"]) == 0
+    pooled = json.loads(capsys.readouterr().out)
+    assert pooled["cases"] == 3 and pooled["methods"]["stage"]["p@1"] == round(1 / 3, 4)
+    assert main(["--from-json", *map(str, paths), "--markdown"]) == 0
+    assert capsys.readouterr().out.startswith("**pooled: a, b** — 3 cases from 8 candidate")
+    with pytest.raises(SystemExit):  # neither a repository nor saved runs
+        main([])
 
 
 def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, capsys):

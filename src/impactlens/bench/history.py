@@ -87,6 +87,7 @@ from typing import Any
 from impactlens.bench.metrics import (
     fmt,
     mean,
+    paired_bootstrap,
     precision_at_k,
     recall_at_k,
     score_sets,
@@ -858,26 +859,38 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
     return out
 
 
-_PAIRED = ("p@1", "p@3", "r@3", "f1")
+# p@n / f1@n: the stage cut to the baseline's own prediction count on each case (matched size)
+_PAIRED = ("p@1", "r@1", "p@3", "r@3", "p@5", "r@5", "f1", "p@n", "f1@n")
 
 
 def _paired(results: Sequence[CaseResult]) -> dict[str, Any]:
     """Each baseline against the stage on the same cases, those both answer (the unpaired
     means skip the cases a method leaves empty — the n/a rule — so a method that rarely
-    answers can look precise next to one that always does)."""
+    answers can look precise next to one that always does). ``diff`` holds, per metric,
+    the mean stage − baseline difference, its 95 % paired bootstrap interval and the
+    verdict it supports (``ahead``/``behind`` when the interval excludes 0, else ``tie``)."""
     out: dict[str, Any] = {}
     for b in BASELINES:
         rows = [r for r in results if r.gold_files and all(
             m in r.methods and r.methods[m].files for m in ("stage", b))]
         if not rows:
             continue
+        values = {m: {k: [_metric(r.methods[m].files, r.gold_files, k,
+                                  len(r.methods[b].files)) for r in rows]
+                      for k in _PAIRED} for m in ("stage", b)}
+        diff = {k: paired_bootstrap(values["stage"][k], values[b][k]) for k in _PAIRED}
         out[b] = {"cases": len(rows)} | {
-            m: {k: _f(mean(_metric(r.methods[m].files, r.gold_files, k) for r in rows))
-                for k in _PAIRED} for m in ("stage", b)}
+            m: {k: _f(mean(v)) for k, v in values[m].items()} for m in ("stage", b)} | {
+            "diff": {k: d.as_dict() for k, d in diff.items() if d is not None}}
     return out
 
 
-def _metric(files: Sequence[str], gold: Sequence[str], key: str) -> float | None:
+def _metric(files: Sequence[str], gold: Sequence[str], key: str, n: int) -> float | None:
+    """One paired metric of a ranked list; ``@n`` keys keep its first ``n`` files."""
+    if key == "f1@n":
+        return score_sets(files[:n], gold).f1
+    if key == "p@n":
+        return precision_at_k(files, gold, n)
     if key == "f1":
         return score_sets(files, gold).f1
     k = int(key[2:])
@@ -940,15 +953,20 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
 
 
 def _paired_markdown(summary: dict[str, Any]) -> list[str]:
-    """Stage against each baseline on the cases both answer."""
+    """Stage against each baseline on the cases both answer: each cell "stage / baseline",
+    then the bootstrap verdict on the difference (▲ ahead, ▼ behind, = tie)."""
     paired = summary.get("paired") or {}
     if not paired:
         return []
-    out = ["", "| paired: cases both answer | cases | P@1 stage / baseline | P@3 stage / "
-           "baseline | R@3 stage / baseline | F1 stage / baseline |",
-           "|---|---:|---:|---:|---:|---:|"]
+    mark = {"ahead": "▲", "behind": "▼", "tie": "="}
+    labels = [k.upper().replace("@N", "@n") for k in _PAIRED]
+    out = ["", "| paired: cases both answer (stage / baseline, 95 % bootstrap: ▲ ahead, "
+           "▼ behind, = tie) | cases | " + " | ".join(labels) + " |",
+           "|---|---:|" + "---:|" * len(_PAIRED)]
     for b, p in paired.items():
-        cells = [f"{fmt(p['stage'][k], 3)} / {fmt(p[b][k], 3)}" for k in _PAIRED]
+        diff = p.get("diff", {})
+        cells = [f"{fmt(p['stage'][k], 3)} / {fmt(p[b][k], 3)}"
+                 + (f" {mark[diff[k]['verdict']]}" if k in diff else "") for k in _PAIRED]
         out.append(f"| {b} | {p['cases']} | " + " | ".join(cells) + " |")
     return out
 
@@ -988,6 +1006,18 @@ def _payload(top: Path, info: dict[str, Any], args: argparse.Namespace,
     }
 
 
+def _load_saved(paths: Sequence[Path]) -> tuple[str, dict[str, Any], list[CaseResult]]:
+    """The cases of saved ``--out`` files, pooled, with a label and the summed mining
+    counts (one file: its repository's name and info as saved)."""
+    saved = [json.loads(p.read_text()) for p in paths]
+    rows = [_case_from_json(c) for d in saved for c in d["cases"]]
+    if len(saved) == 1:
+        return saved[0]["repo"], saved[0]["info"], rows
+    info = {k: sum(int(d["info"].get(k, 0)) for d in saved)
+            for k in ("candidates", "skipped_semantic")}
+    return "pooled: " + ", ".join(d["repo"] for d in saved), info, rows
+
+
 def _case_from_json(d: dict[str, Any]) -> CaseResult:
     d = dict(d)
     d["methods"] = {k: MethodRun(**v) for k, v in d["methods"].items()}
@@ -1022,8 +1052,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Real-history evaluation: seed one changed function at the parent, "
                     "score the stage against what the commit co-changed.",
     )
-    ap.add_argument("repo", type=Path, help="a git work tree with history (never modified; "
-                                            "cases run in temporary `git worktree`s)")
+    ap.add_argument("repo", type=Path, nargs="?",
+                    help="a git work tree with history (never modified; cases run in "
+                         "temporary `git worktree`s)")
     ap.add_argument("--json", action="store_true", help="print the full result as JSON")
     ap.add_argument("--limit", type=int, default=30, help="newest N cases (default 30)")
     ap.add_argument("--seed", choices=("first", "all"), default="first")
@@ -1039,21 +1070,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="test-outcome cache (default $XDG_CACHE_HOME/impactlens/bench/history)")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
-    ap.add_argument("--from-json", type=Path, default=None,
-                    help="re-summarise a saved --out file instead of running")
+    ap.add_argument("--from-json", type=Path, nargs="+", default=None, metavar="FILE",
+                    help="re-summarise saved --out files instead of running; several "
+                         "files are pooled (their cases summarised together)")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="override a numeric setting for this run, e.g. "
                          "--set cochange_symbol_weight=1 (repeatable)")
     args = ap.parse_args(list(argv) if argv is not None else None)
 
-    if args.from_json is not None:
-        saved = json.loads(args.from_json.read_text())
-        rows = [_case_from_json(c) for c in saved["cases"]]
+    if args.from_json:
+        label, info, rows = _load_saved(args.from_json)
         summary = summarize(rows)
         render = format_markdown if args.markdown else format_table
-        print(json.dumps(summary, indent=2) if args.json else
-              render(saved["repo"], summary, saved["info"]))
+        print(json.dumps(summary, indent=2) if args.json else render(label, summary, info))
         return 0
+    if args.repo is None:
+        ap.error("a repository path is required (or --from-json FILE...)")
     # a terminated run still removes its temporary worktree (the `finally` blocks run)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     repo = args.repo.resolve()

@@ -158,6 +158,11 @@ def test_saved_runs_are_pooled(tmp_path, capsys):
     assert pooled["cases"] == 3 and pooled["methods"]["stage"]["p@1"] == round(1 / 3, 4)
     assert main(["--from-json", *map(str, paths), "--markdown"]) == 0
     assert capsys.readouterr().out.startswith("**pooled: a, b** — 3 cases from 8 candidate")
+    assert main(["--from-json", str(paths[0])]) == 0  # the terminal table names the verdicts
+    assert "paired with imports (1 cases, 95 % bootstrap): ahead 0, tie" in capsys.readouterr().out
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["--from-json", str(tmp_path / "bad.json")]) == 2
+    assert "not a saved run" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # neither a repository nor saved runs
         main([])
 

@@ -915,6 +915,13 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
         for ch, a in summary["ablation"].items():
             d = ", ".join(f"{k} {fmt(v, 3)}" for k, v in a["deltas"].items())
             lines.append(f"  {ch:<9} {a['verdict']:<15} {d}")
+    for b, p in (summary.get("paired") or {}).items():
+        verdicts = {k: d["verdict"] for k, d in p.get("diff", {}).items()}
+        tally = ", ".join(f"{v} {sum(1 for x in verdicts.values() if x == v)}"
+                          for v in ("ahead", "tie", "behind"))
+        behind = [k for k, v in verdicts.items() if v == "behind"]
+        lines.append(f"paired with {b} ({p['cases']} cases, 95 % bootstrap): {tally}"
+                     + (f" — behind on {', '.join(behind)}" if behind else ""))
     t = summary.get("timing", {})
     lines.append(f"mean index {fmt(t.get('index_s'), 2)} s, "
                  f"mean stage {fmt(t.get('stage_s'), 3)} s per case")
@@ -1079,7 +1086,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(list(argv) if argv is not None else None)
 
     if args.from_json:
-        label, info, rows = _load_saved(args.from_json)
+        try:
+            label, info, rows = _load_saved(args.from_json)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"impactlens: error: --from-json: not a saved run ({type(exc).__name__}: "
+                  f"{exc})", file=sys.stderr)
+            return 2
         summary = summarize(rows)
         render = format_markdown if args.markdown else format_table
         print(json.dumps(summary, indent=2) if args.json else render(label, summary, info))

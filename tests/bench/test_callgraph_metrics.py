@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from impactlens.bench.metrics import (
     Score,
+    bootstrap_mean,
     f1,
     fmt,
     macro,
@@ -165,13 +166,17 @@ def test_at_k_bounds(ranked: list[int], truth: frozenset[int], k: int) -> None:
 def test_paired_bootstrap_verdicts_and_na_pairs() -> None:
     ahead = paired_bootstrap([1.0, 0.5, 1.0, None], [0.0, 0.0, 0.5, 1.0])
     assert ahead is not None and ahead.n == 3  # the pair with an n/a side is dropped
-    assert ahead.diff == pytest.approx(2 / 3) and ahead.verdict == "ahead"
+    assert ahead.mean == pytest.approx(2 / 3) and ahead.verdict == "ahead"
     same = paired_bootstrap([0.5, 0.0, 1.0], [0.5, 0.0, 1.0])
     assert same is not None and (same.lo, same.hi, same.verdict) == (0.0, 0.0, "tie")
     mixed = paired_bootstrap([1.0, 0.0] * 5, [0.0, 1.0] * 5)
     assert mixed is not None and mixed.verdict == "tie" and mixed.lo < 0 < mixed.hi
     behind = paired_bootstrap([0.0] * 8, [1.0] * 8)
-    assert behind is not None and behind.as_dict()["verdict"] == "behind"
+    assert behind is not None and behind.verdict == "behind"
+    assert behind.as_dict() == {"n": 8, "mean": -1.0, "lo": -1.0, "hi": -1.0}
+    iv = bootstrap_mean([0.0, 1.0, None, 0.5])
+    assert iv is not None and iv.n == 3 and iv.lo <= iv.mean == 0.5 <= iv.hi
+    assert bootstrap_mean([None]) is None
     assert paired_bootstrap([None], [1.0]) is None
     with pytest.raises(ValueError):
         paired_bootstrap([1.0], [1.0, 0.0])
@@ -187,5 +192,5 @@ def test_paired_bootstrap_interval_is_seeded_and_bounded(
     assert d is not None and d == paired_bootstrap(a, b, resamples=200)  # deterministic
     diffs = [x - y for x, y in pairs]
     assert min(diffs) - 1e-9 <= d.lo <= d.hi <= max(diffs) + 1e-9
-    assert min(diffs) - 1e-9 <= d.diff <= max(diffs) + 1e-9
+    assert min(diffs) - 1e-9 <= d.mean <= max(diffs) + 1e-9
     assert d.verdict == ("ahead" if d.lo > 0 else "behind" if d.hi < 0 else "tie")

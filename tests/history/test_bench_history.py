@@ -135,7 +135,7 @@ def test_paired_comparison_uses_the_cases_both_answer():
     c1 = paired["callers1"]
     assert c1["stage"]["p@n"] == 0.0 and c1["callers1"]["p@n"] == 1.0
     diff = paired["callers1"]["diff"]["p@1"]
-    assert (diff["n"], diff["diff"], diff["verdict"]) == (1, -1.0, "behind")
+    assert (diff["n"], diff["mean"], diff["verdict"]) == (1, -1.0, "behind")
     assert paired["imports"]["diff"]["r@3"]["verdict"] == "tie"  # same files, other order
     unpaired = summarize(rows)["methods"]["callers1"]
     assert unpaired["precision"] == 1.0 and unpaired["answered"] == 0.5  # 1 of its 2 cases
@@ -155,7 +155,9 @@ def test_saved_runs_are_pooled(tmp_path, capsys):
                                          "cases": [asdict(r) for r in rows]}))
     assert main(["--from-json", *map(str, paths), "--json"]) == 0
     pooled = json.loads(capsys.readouterr().out)
-    assert pooled["cases"] == 3 and pooled["methods"]["stage"]["p@1"] == round(1 / 3, 4)
+    stage = pooled["methods"]["stage"]
+    assert pooled["cases"] == 3 and stage["p@1"] == round(1 / 3, 4)
+    assert stage["ci"]["p@1"][0] == 0.0 and stage["ci"]["p@1"][1] == 1.0  # 1 of 3, resampled
     assert main(["--from-json", *map(str, paths), "--markdown"]) == 0
     assert capsys.readouterr().out.startswith("**pooled: a, b** — 3 cases from 8 candidate")
     assert main(["--from-json", str(paths[0])]) == 0  # the terminal table names the verdicts

@@ -85,6 +85,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from impactlens.bench.metrics import (
+    Interval,
+    bootstrap_mean,
     fmt,
     mean,
     paired_bootstrap,
@@ -766,7 +768,10 @@ def _f(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
-def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+def summarize(results: Sequence[CaseResult], *, intervals: bool = True) -> dict[str, Any]:
+    """Per-method means (the n/a rule), the paired comparison with each baseline, the
+    §7.6 ablation verdicts and timings. ``intervals``: also the 95 % bootstrap intervals
+    (the stage's ``ci`` and each paired ``diff``; a run's progress writes skip them)."""
     methods = sorted({m for r in results for m in r.methods},
                      key=lambda m: (m != "stage", m.startswith("-"), m))
     out: dict[str, Any] = {"cases": len(results), "methods": {}}
@@ -832,8 +837,10 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
             row["cases_with_breaking"] = sum(1 for p in per if p is not None)
             row["selection_ratio"] = _f(mean(ratios))
             row["least_selection"] = _f(mean(least))
+        if m == "stage" and intervals:
+            row["ci"] = _stage_intervals(rows)
         out["methods"][m] = row
-    out["paired"] = _paired(results)
+    out["paired"] = _paired(results, intervals=intervals)
     # §7.6 ablation verdicts
     full = out["methods"].get("stage")
     if full:
@@ -863,7 +870,21 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
 _PAIRED = ("p@1", "r@1", "p@3", "r@3", "p@5", "r@5", "f1", "p@n", "f1@n")
 
 
-def _paired(results: Sequence[CaseResult]) -> dict[str, Any]:
+_CI = ("r@1", "p@1", "r@3", "p@3", "f1")
+
+
+def _stage_intervals(rows: Sequence[CaseResult]) -> dict[str, list[float]]:
+    """The 95 % bootstrap interval [lo, hi] of the stage's mean, per metric of ``_CI``."""
+    out: dict[str, list[float]] = {}
+    for k in _CI:
+        iv = bootstrap_mean(_metric(r.methods["stage"].files, r.gold_files, k, 0)
+                            for r in rows)
+        if iv is not None:
+            out[k] = [round(iv.lo, 4), round(iv.hi, 4)]
+    return out
+
+
+def _paired(results: Sequence[CaseResult], *, intervals: bool = True) -> dict[str, Any]:
     """Each baseline against the stage on the same cases, those both answer (the unpaired
     means skip the cases a method leaves empty — the n/a rule — so a method that rarely
     answers can look precise next to one that always does). ``diff`` holds, per metric,
@@ -878,11 +899,16 @@ def _paired(results: Sequence[CaseResult]) -> dict[str, Any]:
         values = {m: {k: [_metric(r.methods[m].files, r.gold_files, k,
                                   len(r.methods[b].files)) for r in rows]
                       for k in _PAIRED} for m in ("stage", b)}
-        diff = {k: paired_bootstrap(values["stage"][k], values[b][k]) for k in _PAIRED}
         out[b] = {"cases": len(rows)} | {
-            m: {k: _f(mean(v)) for k, v in values[m].items()} for m in ("stage", b)} | {
-            "diff": {k: d.as_dict() for k, d in diff.items() if d is not None}}
+            m: {k: _f(mean(v)) for k, v in values[m].items()} for m in ("stage", b)}
+        if intervals:
+            diff = {k: paired_bootstrap(values["stage"][k], values[b][k]) for k in _PAIRED}
+            out[b]["diff"] = {k: _verdict(d) for k, d in diff.items() if d is not None}
     return out
+
+
+def _verdict(d: Interval) -> dict[str, Any]:
+    return d.as_dict() | {"verdict": d.verdict}
 
 
 def _metric(files: Sequence[str], gold: Sequence[str], key: str, n: int) -> float | None:
@@ -915,6 +941,7 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
         for ch, a in summary["ablation"].items():
             d = ", ".join(f"{k} {fmt(v, 3)}" for k, v in a["deltas"].items())
             lines.append(f"  {ch:<9} {a['verdict']:<15} {d}")
+    lines += _interval_lines(summary)
     for b, p in (summary.get("paired") or {}).items():
         verdicts = {k: d["verdict"] for k, d in p.get("diff", {}).items()}
         tally = ", ".join(f"{v} {sum(1 for x in verdicts.values() if x == v)}"
@@ -954,9 +981,19 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
                 "recall", "precision", "f1", "r@3", "p@3", "breaking_caught",
                 "selection_ratio")) +
                 f" | {a['verdict']} |")
+    ci = _interval_lines(summary)
+    out += ["", *ci] if ci else []
     out += _paired_markdown(summary)
     out += _regression_markdown(summary)
     return "\n".join(out)
+
+
+def _interval_lines(summary: dict[str, Any]) -> list[str]:
+    ci = (summary["methods"].get("stage") or {}).get("ci") or {}
+    if not ci:
+        return []
+    return ["stage, 95 % bootstrap intervals of the means: " + ", ".join(
+        f"{k.upper()} [{fmt(lo, 3)}, {fmt(hi, 3)}]" for k, (lo, hi) in ci.items())]
 
 
 def _paired_markdown(summary: dict[str, Any]) -> list[str]:
@@ -1003,13 +1040,13 @@ def _default_cache() -> Path:
 
 
 def _payload(top: Path, info: dict[str, Any], args: argparse.Namespace,
-             results: Sequence[CaseResult]) -> dict[str, Any]:
+             results: Sequence[CaseResult], *, intervals: bool = True) -> dict[str, Any]:
     return {
         "repo": top.name, "head": _git(top, "rev-parse", "HEAD").strip(), "info": info,
         "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit,
                      "run_tests": args.run_tests, "pytest_args": args.pytest_args,
                      "set": args.set},
-        "summary": summarize(results), "cases": [asdict(r) for r in results],
+        "summary": summarize(results, intervals=intervals), "cases": [asdict(r) for r in results],
     }
 
 
@@ -1133,7 +1170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 info.setdefault("failed_cases", []).append(
                     {"sha": case.sha, "error": f"{type(exc).__name__}: {exc}"[:300]})
             if args.out:  # rewritten after every case: an interrupted run keeps its cases
-                _write(args.out, _payload(top, info, args, results))
+                _write(args.out, _payload(top, info, args, results, intervals=False))
     payload = _payload(top, info, args, results)
     summary = payload["summary"]
     if args.out:

@@ -16,11 +16,13 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "NA",
-    "PairedDiff",
+    "Interval",
     "Score",
+    "bootstrap_mean",
     "f1",
     "fmt",
     "macro",
@@ -160,47 +162,55 @@ def fmt(value: float | None, digits: int = 3) -> str:
 def percentile(values: Iterable[float], q: float) -> float | None:
     """Nearest-rank percentile (q in [0, 1]) of ``values``; None when there are none."""
     s = sorted(values)
-    if not s:
-        return None
-    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+    return _nearest_rank(s, q) if s else None
+
+
+def _nearest_rank(ordered: Sequence[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 @dataclass(frozen=True, slots=True)
-class PairedDiff:
-    """Mean of ``a − b`` over the pairs both define, with a bootstrap confidence interval."""
+class Interval:
+    """A mean over ``n`` items with its bootstrap confidence interval ``[lo, hi]``."""
 
     n: int
-    diff: float
+    mean: float
     lo: float
     hi: float
 
     @property
     def verdict(self) -> str:
-        """``ahead`` / ``behind`` when the interval excludes 0, else ``tie``."""
+        """Of a difference: ``ahead`` / ``behind`` when the interval excludes 0, else ``tie``."""
         return "ahead" if self.lo > 0 else "behind" if self.hi < 0 else "tie"
 
-    def as_dict(self) -> dict[str, float | int | str]:
-        return {"n": self.n, "diff": round(self.diff, 4), "lo": round(self.lo, 4),
-                "hi": round(self.hi, 4), "verdict": self.verdict}
+    def as_dict(self) -> dict[str, float | int]:
+        return {"n": self.n, "mean": round(self.mean, 4), "lo": round(self.lo, 4),
+                "hi": round(self.hi, 4)}
 
 
-def paired_bootstrap(a: Sequence[float | None], b: Sequence[float | None], *,
-                     resamples: int = 5000, level: float = 0.95,
-                     seed: int = 0) -> PairedDiff | None:
-    """Mean difference ``a − b`` over the items where both are defined (the n/a rule:
-    a pair with a ``None`` side is dropped) and its percentile bootstrap interval —
-    items resampled with replacement, ``resamples`` times, from a fixed seed so the
-    same inputs give the same interval. ``None`` when no pair is defined."""
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
+def bootstrap_mean(values: Iterable[float | None], *, resamples: int = 2000,
+                   level: float = 0.95, seed: int = 0) -> Interval | None:
+    """Mean of the defined values (the n/a rule) and its percentile bootstrap interval:
+    the values resampled with replacement ``resamples`` times from a fixed seed, so the
+    same inputs give the same interval. ``None`` when no value is defined."""
     if not 0 < level < 1 or resamples < 1:
         raise ValueError("level must be in (0, 1) and resamples positive")
-    diffs = [x - y for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-    if not diffs:
+    vals = [v for v in values if v is not None]
+    if not vals:
         return None
-    n = len(diffs)
+    n = len(vals)
     rng = random.Random(seed)
-    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    means = sorted(sum(rng.choices(vals, k=n)) / n for _ in range(resamples))
     tail = (1 - level) / 2
-    return PairedDiff(n=n, diff=sum(diffs) / n,
-                      lo=percentile(means, tail) or 0.0, hi=percentile(means, 1 - tail) or 0.0)
+    return Interval(n=n, mean=sum(vals) / n, lo=_nearest_rank(means, tail),
+                    hi=_nearest_rank(means, 1 - tail))
+
+
+def paired_bootstrap(a: Sequence[float | None], b: Sequence[float | None],
+                     **options: Any) -> Interval | None:
+    """:func:`bootstrap_mean` of the differences ``a − b`` over the pairs where both are
+    defined (a pair with an n/a side is dropped); its verdict says whether ``a`` is ahead."""
+    if len(a) != len(b):
+        raise ValueError("paired samples must have the same length")
+    return bootstrap_mean((x - y for x, y in zip(a, b, strict=True)
+                           if x is not None and y is not None), **options)

@@ -373,6 +373,8 @@ class TriageEntry:
     # identifiers the edit removed the last mention of that the entry's file mentions
     # (impact/retired.py)
     retired: tuple[str, ...] = ()
+    # the entry's file is the only library file calling a changed function (its name)
+    sole_caller_of: str = ""
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"entity": self.entity, "file": self.file, "conf": self.conf,
@@ -383,6 +385,8 @@ class TriageEntry:
             out["edit_relevance"] = self.edit_relevance
         if self.retired:
             out["retired"] = list(self.retired)
+        if self.sole_caller_of:
+            out["sole_caller_of"] = self.sole_caller_of
         return out
 
 

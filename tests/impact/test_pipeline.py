@@ -98,8 +98,9 @@ def test_impact_json_has_the_spec_schema():
     assert set(out["triage"]) == {"must_inspect", "may_impact", "low_risk"}
     for bucket in out["triage"].values():
         for e in bucket:
-            # the spec's four keys; the relevance that ordered the entry when it has one
-            assert set(e) - {"edit_relevance"} == {"entity", "file", "conf", "reason"}
+            # the spec's four keys; what else ordered the entry when it has one
+            assert set(e) - {"edit_relevance", "sole_caller_of"} == {
+                "entity", "file", "conf", "reason"}
     assert set(out["batches"][0]) == {"batch_id", "members", "size", "split"}
     assert out["co_change"] == {
         "note": "co-change: 12 commits before the change",

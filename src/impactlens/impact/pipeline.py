@@ -145,13 +145,13 @@ def run_pipeline(
 
 def _by_relevance(graph: GraphView, tri: Triage, task: str, edit: str,
                   settings: Settings) -> Triage:
-    """The buckets ordered by the task text's and the edit's relevance to each file."""
+    """The buckets ordered by :func:`triage_stage.order_score`: the confidence and the task
+    text's and the edit's relevance to each file, with the retired/sole-caller weights."""
     files = {e.file for e in (*tri.must_inspect, *tri.may_impact) if e.file}
     by_task, by_edit = relevances(graph, [task if settings.task_relevance_weight else "",
                                           edit if settings.edit_relevance_weight else ""],
                                   files)
-    if not by_task and not by_edit:
-        return tri
+    # ordered even when neither text names a file: the retired and sole-caller weights
     return triage_stage.by_relevance(tri, by_task, by_edit, settings)
 
 

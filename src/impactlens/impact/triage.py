@@ -39,6 +39,7 @@ from impactlens.impact.dag import cause_label
 from impactlens.impact.graphcache import cached
 from impactlens.impact.relations import CONSTRUCTOR_NAMES
 from impactlens.impact.retired import retired_reason
+from impactlens.index.discover import is_source
 from impactlens.model import (
     AtomicChange,
     Bucket,
@@ -383,6 +384,19 @@ def dependent_files(graph: GraphView | None, seed: str, settings: Settings) -> f
     return frozenset(e.file for e in graph.in_edges(seed))
 
 
+def sole_caller_file(graph: GraphView | None, seed: str, own_file: str,
+                     settings: Settings = DEFAULT) -> str | None:
+    """The one library file other than ``own_file`` whose code calls ``seed``; None when
+    no file or several do (tests, docs and examples not counted). A function that only
+    one other file calls is a piece of that file's work, and a change to it tends to go
+    with a change there (bench/README.md, session 20)."""
+    if graph is None or not settings.sole_caller_weight or "walk" not in settings.channels:
+        return None
+    files = {e.file for e in graph.in_edges(seed, frozenset({EdgeKind.CALL}))
+             if e.file != own_file and is_source(e.file)}
+    return files.pop() if len(files) == 1 else None
+
+
 def co_change_conf(score: float, dependent: bool, settings: Settings = DEFAULT) -> float:
     """The co-change evidence of a file as it enters the combined confidence: the channel's
     score, raised toward 1 when the file is also a direct structural dependent of the
@@ -418,6 +432,7 @@ def triage(
         near = cached(graph).nodes(m.entity for m in result.members if m.distance == 1 and (
             {R.OVERRIDES, R.OVERRIDDEN_BY} & set(m.admitting_relations)))
     dependents = dependent_files(graph, seed, settings)
+    sole = sole_caller_file(graph, seed, change.file, settings)
     out: list[TriageEntry] = []
     for r in ranked:
         m = walked.get(r.entity)
@@ -444,8 +459,11 @@ def triage(
             reason += f"; {why}"
         if bucket is Bucket.LOW and m is not None and r.lex < settings.lex_min:
             reason += "; lexical coupling below LEX_MIN"
+        if r.file == sole:
+            reason += f"; the only library file calling {seed}"
         out.append(TriageEntry(entity=r.entity, file=r.file, conf=conf, reason=reason,
-                               bucket=bucket, distance=r.distance, hard=r.hard))
+                               bucket=bucket, distance=r.distance, hard=r.hard,
+                               sole_caller_of=seed if r.file == sole else ""))
     return sort_entries(out)
 
 
@@ -551,11 +569,14 @@ def sort_entries(entries: Iterable[TriageEntry]) -> list[TriageEntry]:
 
 def order_score(e: TriageEntry, settings: Settings = DEFAULT) -> float:
     """What orders entries within a bucket: the confidence, raised by the task text's and
-    the edit's relevance to the entry's file (impact/taskrel.py), and by
-    ``settings.retired_weight`` when the file mentions what the edit retired."""
+    the edit's relevance to the entry's file (impact/taskrel.py), by
+    ``settings.retired_weight`` when the file mentions what the edit retired, and by
+    ``settings.sole_caller_weight`` when it is the only library file calling a changed
+    function."""
     return (e.conf + settings.task_relevance_weight * e.relevance
             + settings.edit_relevance_weight * e.edit_relevance
-            + (settings.retired_weight if e.retired else 0.0))
+            + (settings.retired_weight if e.retired else 0.0)
+            + (settings.sole_caller_weight if e.sole_caller_of else 0.0))
 
 
 def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, float],
@@ -590,7 +611,8 @@ def merge(entries: Iterable[TriageEntry]) -> Triage:
         best[e.entity] = replace(
             old, bucket=bucket, conf=max(old.conf, e.conf),
             distance=min(old.distance, e.distance), hard=old.hard or e.hard,
-            retired=tuple(sorted({*old.retired, *e.retired})))
+            retired=tuple(sorted({*old.retired, *e.retired})),
+            sole_caller_of=old.sole_caller_of or e.sole_caller_of)
     final = [replace(e, reason=" | ".join(sorted(reasons[k]))) for k, e in best.items()]
     ordered = sort_entries(final)
     return Triage(

@@ -75,6 +75,7 @@ class TriageItem(TypedDict):
     task_relevance: NotRequired[float]  # the task text's relevance to the file (BM25)
     edit_relevance: NotRequired[float]  # the edit's own lines' relevance to the file
     retired: NotRequired[list[str]]  # identifiers the edit stopped mentioning, named here
+    sole_caller_of: NotRequired[str]  # the changed function only this library file calls
 
 
 class Triage(TypedDict):

@@ -7,7 +7,7 @@ from dataclasses import replace
 from impact.graphs import Graph
 from impactlens.api import Project
 from impactlens.impact.triage import merge, order_score, sole_caller_file
-from impactlens.model import Bucket, Edge, EdgeKind, TriageEntry
+from impactlens.model import Bucket, Edge, EdgeKind, Triage, TriageEntry
 from impactlens.settings import DEFAULT
 
 HELPER = "def helper(x):\n    return x + 1\n"
@@ -51,14 +51,19 @@ def test_merge_keeps_the_mark_and_the_weight_raises_the_entry():
     assert order_score(got) == order_score(plain) + DEFAULT.sole_caller_weight
 
 
-def test_analyze_marks_the_only_file_calling_the_edited_function(make_repo):
-    root = make_repo(FILES)
-    with Project(root) as p:
+def _edit_helper(make_repo, files: dict[str, str]) -> Triage:
+    """Index a real repository of ``files`` and analyze an edit to helper's body."""
+    with Project(make_repo(files)) as p:
         p.index()
-        res = p.analyze_before_after("pkg/util.py", FILES["pkg/util.py"],
-                                     FILES["pkg/util.py"].replace(HELPER, HELPER_AFTER),
-                                     refresh=False)
-    entries = [e for e in (*res.triage.must_inspect, *res.triage.may_impact)]
+        before = files["pkg/util.py"]
+        return p.analyze_before_after("pkg/util.py", before,
+                                      before.replace(HELPER, HELPER_AFTER),
+                                      refresh=False).triage
+
+
+def test_analyze_marks_the_only_file_calling_the_edited_function(make_repo):
+    triage = _edit_helper(make_repo, FILES)
+    entries = [*triage.must_inspect, *triage.may_impact]
     marked = {e.file for e in entries if e.sole_caller_of}
     assert marked == {"pkg/views.py"}  # not the test that calls it, not its own file
     [show] = [e for e in entries if e.file == "pkg/views.py"]
@@ -68,11 +73,6 @@ def test_analyze_marks_the_only_file_calling_the_edited_function(make_repo):
 def test_a_second_caller_file_means_no_sole_caller(make_repo):
     files = dict(FILES)
     files["pkg/api.py"] = "from .util import helper\n\n\ndef run():\n    return helper(0)\n"
-    root = make_repo(files)
-    with Project(root) as p:
-        p.index()
-        res = p.analyze_before_after("pkg/util.py", files["pkg/util.py"],
-                                     files["pkg/util.py"].replace(HELPER, HELPER_AFTER),
-                                     refresh=False)
-    assert not [e for e in res.triage.entries() if e.sole_caller_of]
-    assert {"pkg/views.py", "pkg/api.py"} <= {e.file for e in res.triage.entries()}
+    triage = _edit_helper(make_repo, files)
+    assert not [e for e in triage.entries() if e.sole_caller_of]
+    assert {"pkg/views.py", "pkg/api.py"} <= {e.file for e in triage.entries()}

@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = [
     "NA",
@@ -206,11 +205,13 @@ def bootstrap_mean(values: Iterable[float | None], *, resamples: int = 2000,
                     hi=_nearest_rank(means, 1 - tail))
 
 
-def paired_bootstrap(a: Sequence[float | None], b: Sequence[float | None],
-                     **options: Any) -> Interval | None:
+def paired_bootstrap(a: Sequence[float | None], b: Sequence[float | None], *,
+                     resamples: int = 2000, level: float = 0.95,
+                     seed: int = 0) -> Interval | None:
     """:func:`bootstrap_mean` of the differences ``a − b`` over the pairs where both are
     defined (a pair with an n/a side is dropped); its verdict says whether ``a`` is ahead."""
     if len(a) != len(b):
         raise ValueError("paired samples must have the same length")
     return bootstrap_mean((x - y for x, y in zip(a, b, strict=True)
-                           if x is not None and y is not None), **options)
+                           if x is not None and y is not None),
+                          resamples=resamples, level=level, seed=seed)

@@ -49,19 +49,6 @@ def test_partner_scored_and_unrelated_absent(planted, tmp_path):
     assert partners(commits, "z.py") == {}
 
 
-def test_recency_decay_halves_a_commit_per_half_life(make_repo, git_commit, tmp_path):
-    """a↔old once at day 1, a↔new once at day 11: with a 10-day half-life, old weighs ½."""
-    root = make_repo({"README.md": "r\n"}, date=day(0))
-    git_commit(root, {"a.py": "A = 1\n", "old.py": "O = 1\n"}, "one", date=day(1))
-    git_commit(root, {"a.py": "A = 2\n", "new.py": "N = 1\n"}, "two", date=day(11))
-    commits = history(root, tmp_path)
-    assert partners(commits, "a.py", cut=epoch(11) + 1) == {"new.py": 0.6666, "old.py": 0.6666}
-    decay = DEFAULT.replace(cochange_half_life_days=10.0)
-    got = partners(commits, "a.py", cut=epoch(11) + 1, settings=decay)
-    assert got["new.py"] == 0.6666  # 1 / (1 + κ): the newest commit keeps its weight
-    assert got["old.py"] == pytest.approx(0.5 / 1.5, abs=1e-3)  # one half-life older
-
-
 def test_partner_of_partner_never_appears(make_repo, git_commit, tmp_path):
     root = make_repo({"a.py": "A = 0\n"}, date=day(0))
     git_commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, "a with b", date=day(1))

@@ -38,8 +38,6 @@ class Settings:
     history_max_commits: int = 100_000  # newest commits mined (0 = all)
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
-    # a commit's weight halves every this many days before the cut (0 = no decay)
-    cochange_half_life_days: float = 0.0
     # a commit that touched one of the edited definitions (its hunks, as mined) weighs this
     # many times as much in the edited file's co-change. 1 = file-level co-change only, and
     # then the touched definitions are not mined at all. Off: 2 was chosen on the

@@ -21,7 +21,7 @@ are ignored entirely (neither numerator nor denominator), and so are root commit
 (no parent: the initial import lists every file as added, which says nothing about
 coupling). Every other commit carries a weight ::
 
-    w(c)     = rel(c) · churn(c) · age(c)     (· σ in f's sums, see above)
+    w(c)     = rel(c) · churn(c)              (· σ in f's sums, see above)
     rel(c)   = β + (1 − β) · bm25(msg_c, task) / max_{c' ∈ C_E} bm25(msg_c', task)
     churn(c) = min(1, log2(3) / log2(1 + |files(c)|))
 
@@ -34,8 +34,6 @@ message) ``rel(c) = 1`` for every commit: all commits weigh equally. ``churn``
 damps large change sets: a 2-file commit weighs 1, a 7-file one 0.53, a 50-file
 one 0.28 (single-file commits 1) — a pair that recurs in small, focused commits is
 stronger evidence than one that shares a broad commit. Recurrence is the sum.
-``age(c) = 0.5 ^ ((T − author_time) / h)`` with ``h = settings.cochange_half_life_days``
-days; ``h = 0`` (the default) is no decay, ``age = 1``.
 
 Symbol level: when the caller names the definitions the edit changes in ``f`` (leaf names,
 :func:`edited_symbols`), a commit whose hunks touched one of them in ``f`` (the names
@@ -249,8 +247,7 @@ def co_change(
         for i, n in relevant:
             if f not in n.churn:
                 continue
-            w = (rel[i] * min(1.0, _LOG2_3 / math.log2(1 + len(n.commit.files)))
-                 * _age(n.commit, cut, settings))
+            w = rel[i] * min(1.0, _LOG2_3 / math.log2(1 + len(n.commit.files)))
             if seeds.get(f, frozenset()) & n.symbols.get(f, frozenset()):
                 w *= settings.cochange_symbol_weight  # it changed the same definition
                 on_symbol += 1
@@ -273,12 +270,6 @@ def co_change(
             f"{weighted}")
     return CoChange(candidates=out, commits_used=len(usable), sweeping=sweeping, cut=cut,
                     note=note)
-
-
-def _age(commit: CommitRecord, cut: int, settings: Settings) -> float:
-    """age(c): 1, or halved every ``cochange_half_life_days`` before the cut."""
-    h = settings.cochange_half_life_days
-    return 1.0 if h <= 0 else 0.5 ** ((cut - commit.author_time) / (h * 86_400))
 
 
 def _relevance(usable: Sequence[_Named], relevant: Sequence[tuple[int, _Named]], task: str,

@@ -59,8 +59,10 @@ def test_nothing_retired_without_a_before_text_or_when_it_does_not_parse():
     assert retired_names(None, AFTER) == frozenset()
     assert retired_names("def f(:\n", AFTER) == frozenset()
     assert retired_names(BEFORE, "def describe(:\n") == frozenset()  # mid-edit: unknown
-    # a deleted file retires everything it mentioned
-    assert "HTTP_STATUS_CODES" in retired_names(BEFORE, None, in_pkg)
+    # a deleted file retires what it defined, not what it used
+    assert retired_names(BEFORE, None, in_pkg) == {"describe"}
+    assert retired_names("A_LIMIT: int = 3\nclass Thing:\n    size = 1\n", None) == {
+        "A_LIMIT", "Thing"}
 
 
 def test_project_modules_knows_packages_and_submodules():
@@ -76,20 +78,25 @@ IDENTS = st.from_regex(r"[a-z_][a-z0-9_]{0,7}", fullmatch=True).filter(
 @st.composite
 def modules(draw):
     names = draw(st.lists(IDENTS, min_size=1, max_size=6))
-    lines = [f"{draw(IDENTS)} = {draw(st.sampled_from(names))}.{draw(IDENTS)}"
-             f"(\"{draw(IDENTS)}\")" for _ in range(draw(st.integers(1, 5)))]
+    shapes = ['{o}.{a}("{s}")', '{o}["{s}"]', '{o}.get("{s}")', '{{"{s}": {o}.{a}}}']
+    lines = [f"{draw(IDENTS)} = " + draw(st.sampled_from(shapes)).format(
+        o=draw(st.sampled_from(names)), a=draw(IDENTS), s=draw(IDENTS))
+        for _ in range(draw(st.integers(1, 5)))]
     return "\n".join(lines) + "\n"
 
 
 def _mentioned(text: str) -> set[str]:
+    """Names, attributes, and strings in key places (a subscript, a dict key, ``.get``)."""
     out = set()
     for n in ast.walk(ast.parse(text)):
         if isinstance(n, ast.Name):
             out.add(n.id)
         elif isinstance(n, ast.Attribute):
             out.add(n.attr)
-        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
-            out.add(n.value)
+        keys = (n.keys if isinstance(n, ast.Dict) else [n.slice] if isinstance(n, ast.Subscript)
+                else n.args if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "get" else [])
+        out.update(k.value for k in keys if isinstance(k, ast.Constant))
     return out
 
 
@@ -115,6 +122,7 @@ def test_partners_are_library_files_naming_a_rare_retired_identifier(tmp_path):
         "pkg/response.py": "from .codes import HTTP_STATUS_CODES\nX = HTTP_STATUS_CODES\n",
         "pkg/routing.py": "def go(scope):\n    return scope['root_path']\n",
         "pkg/near.py": "HTTP_STATUS_CODES_EXTRA = 1\n",  # a longer name: not a whole word
+        "pkg/paths.py": "root_path = '/'\n",  # a variable: the retired key was a string
         "tests/test_codes.py": "from pkg.codes import HTTP_STATUS_CODES\n",  # not library
         "docs/conf.py": "root_path = 1\n",
     }
@@ -225,6 +233,7 @@ def test_git_grep_in_a_commit_finds_what_the_disk_scan_finds(make_repo):
         "pkg/codes.py": "HTTP_STATUS_CODES = {}\n",
         "pkg/response.py": "X = HTTP_STATUS_CODES_MORE\nY = 'root_path'\n",
         "pkg/a.py": "data = 1\n", "pkg/b.py": "data = 2\n",
+        "pkg/c.py": "root_path = 3\nz = \"root_path\"\n", "pkg/d.py": "root_path = 4\n",
         "tests/test_codes.py": "HTTP_STATUS_CODES = 1\n",
     }
     root = make_repo(files)
@@ -235,6 +244,21 @@ def test_git_grep_in_a_commit_finds_what_the_disk_scan_finds(make_repo):
         disk = retired_partners(root, change, files, in_pkg, s)
         assert retired_partners_at(root, head, change, files, in_pkg, s) == disk
     assert disk["pkg/codes.py"] == ("HTTP_STATUS_CODES",)
+    assert disk["pkg/c.py"] == ("root_path",) and "pkg/d.py" not in disk  # quoted only
+
+
+def test_a_term_spelled_only_as_a_string_is_looked_for_quoted():
+    from impactlens.impact.retired import retired_terms
+
+    before = "def f(scope, request):\n    return scope['root_path'] + request.base_url\n"
+    after = "def f(scope, request):\n    return ''\n"
+    assert retired_terms(before, after) == {"base_url": False, "request": False,
+                                            "root_path": True, "scope": False}
+    # a name the before-text also used as a variable is looked for as a word
+    both = "def f(root_path):\n    return {'root_path': root_path}\n"
+    assert retired_terms(both, "def f(x):\n    return x\n")["root_path"] is False
+    # a string that is a value, not a key, names nothing
+    assert retired_terms('class B:\n    name = "token"\n', 'class B:\n    name = "jwt"\n') == {}
 
 
 WORDS = ["alpha_one", "beta_two", "gamma", "delta_x", "alpha_one_more"]

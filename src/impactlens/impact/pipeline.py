@@ -26,6 +26,7 @@ from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
 from impactlens.impact.walk import walk
 from impactlens.model import (
     AtomicChange,
+    Bucket,
     ChangeImpact,
     ChangeType,
     Edge,
@@ -113,8 +114,12 @@ def run_pipeline(
         per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
                                                        settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning
-        per_entries.extend(triage_stage.retired_entries(graph, retired, module_of,
-                                                        settings))
+        listed: dict[str, dict[str, None]] = {}  # file → its MUST/MAY entities, in order
+        for e in per_entries:
+            if e.bucket is not Bucket.LOW:
+                listed.setdefault(e.file, {})[e.entity] = None
+        per_entries.extend(triage_stage.retired_entries(
+            graph, retired, module_of, settings, {f: list(es) for f, es in listed.items()}))
     unanalyzable = sorted(hidden, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if "lexical" in channels:

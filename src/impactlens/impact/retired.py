@@ -37,7 +37,7 @@ from impactlens.model import FileChange
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["MIN_LENGTH", "project_modules", "retired_names", "retired_partners",
-           "retired_partners_at", "retired_reason"]
+           "retired_partners_at", "retired_reason", "retired_terms"]
 
 MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
@@ -48,14 +48,29 @@ def retired_names(before: str | None, after: str | None,
                   in_project: Callable[[str], bool] = lambda _m: True) -> frozenset[str]:
     """Identifiers ``before`` mentions and ``after`` does not (see the module docstring);
     ``in_project(module)`` says whether an absolutely imported module is the project's."""
+    return frozenset(retired_terms(before, after, in_project))
+
+
+def retired_terms(before: str | None, after: str | None,
+                  in_project: Callable[[str], bool] = lambda _m: True) -> dict[str, bool]:
+    """:func:`retired_names`, each with whether ``before`` spelled it only as a string (a
+    mapping key, an attribute name given as text): such a term is looked for quoted in
+    the other files, where a variable of the same name is no use of it. A deleted file
+    (``after`` None) retires only what it defined at its top level: its other mentions
+    were the file's own business."""
     old = _tree(before)
     new = _tree(after)
     if old is None or (new is None and after is not None):  # an unparsable side: unknown
-        return frozenset()
-    gone = _mentions(old) - (_mentions(new) if new is not None else set())
+        return {}
+    names, strings = _mentions(old)
+    if new is None:
+        names, strings = _top_level(old), set()
+    else:
+        kept, kept_strings = _mentions(new)
+        names, strings = names - kept - kept_strings, strings - kept - kept_strings
     outside = _external(old, in_project)
-    return frozenset(n for n in gone if len(n) >= MIN_LENGTH and n not in _COMMON
-                     and n not in outside)
+    return {n: n not in names for n in sorted(names | strings)
+            if len(n) >= MIN_LENGTH and n not in _COMMON and n not in outside}
 
 
 def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[str],
@@ -67,9 +82,11 @@ def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[
     names = _retired(changes, in_project)
     if not names:
         return {}
-    # per name, the files naming it as a whole word; a name past the cap is dropped as
-    # soon as it is (common words would otherwise be matched through the whole tree)
-    active = {n: re.compile(rf"\b{re.escape(n)}\b") for n in sorted(names)}
+    # per name, the files naming it as a whole word (quoted, for a string); a name past
+    # the cap is dropped as soon as it is (common words would otherwise be matched
+    # through the whole tree)
+    active = {n: re.compile(rf"([\"']){re.escape(n)}\1" if quoted else rf"\b{re.escape(n)}\b")
+              for n, quoted in sorted(names.items())}
     seen: dict[str, list[str]] = {n: [] for n in active}
     for path in _candidates(paths, changes):
         if not active:
@@ -97,24 +114,30 @@ def retired_partners_at(root: Path, commit: str, changes: Sequence[FileChange],
     if not names:
         return {}
     wanted = set(_candidates(paths, changes))
+    patterns = [p for n, quoted in sorted(names.items())
+                for p in ((f'"{n}"', f"'{n}'") if quoted else (n,))]
     out = git.run(root, "grep", "-o", "-w", "-F", "-I", "-z", "--no-color",
-                  *(a for n in sorted(names) for a in ("-e", n)), commit, "--", "*.py",
+                  *(a for p in patterns for a in ("-e", p)), commit, "--", "*.py",
                   ok_codes=(0, 1))
     seen: dict[str, set[str]] = {n: set() for n in names}  # `-o`: a line per match
     for line in out.splitlines():
-        where, _, name = line.partition("\0")
+        where, _, match = line.partition("\0")
         path = where[len(commit) + 1:]
-        if name in seen and path in wanted:
+        name = match.strip("'\"")
+        if name in seen and path in wanted and (match != name) == names[name]:
             seen[name].add(path)
     return _by_file(seen, settings)
 
 
-def _retired(changes: Sequence[FileChange], in_project: Callable[[str], bool]) -> set[str]:
-    names: set[str] = set()
+def _retired(changes: Sequence[FileChange], in_project: Callable[[str], bool]
+             ) -> dict[str, bool]:
+    """Every edited file's retired terms (name → looked for quoted only)."""
+    terms: dict[str, bool] = {}
     for f in changes:
         if f.path.endswith(".py"):
-            names |= retired_names(f.before, f.after, in_project)
-    return names
+            for n, quoted in retired_terms(f.before, f.after, in_project).items():
+                terms[n] = terms.get(n, True) and quoted  # a name anywhere: as a word
+    return terms
 
 
 def _candidates(paths: Iterable[str], changes: Sequence[FileChange]) -> list[str]:
@@ -143,16 +166,52 @@ def _tree(text: str | None) -> ast.Module | None:
         return None
 
 
-def _mentions(tree: ast.Module) -> set[str]:
-    out: set[str] = set()
+_KEY_CALLS = frozenset({"get", "pop", "setdefault", "getattr", "setattr", "hasattr",
+                        "delattr"})
+
+
+def _mentions(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """(names and attributes, identifier-shaped strings used as keys) ``tree`` mentions: a
+    string counts where it names something — a subscript, a dict key, an ``in`` test, the
+    key of ``.get``/``.pop``/``.setdefault`` or the name of ``getattr`` and its kin — not
+    where it is a value (``name = "token"`` refers to nothing)."""
+    names: set[str] = set()
+    strings: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
-            out.add(node.id)
+            names.add(node.id)
         elif isinstance(node, ast.Attribute):
-            out.add(node.attr)
-        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
-              and _IDENT.match(node.value)):
-            out.add(node.value)
+            names.add(node.attr)
+        strings.update(_key_strings(node))
+    return names, strings
+
+
+def _key_strings(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Subscript):
+        keys: list[ast.AST | None] = [node.slice]
+    elif isinstance(node, ast.Dict):
+        keys = list(node.keys)
+    elif isinstance(node, ast.Compare):
+        keys = [node.left] if any(isinstance(o, ast.In | ast.NotIn) for o in node.ops) else []
+    elif isinstance(node, ast.Call):
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        keys = list(node.args[:2]) if name in _KEY_CALLS else []
+    else:
+        return []
+    return [k.value for k in keys if isinstance(k, ast.Constant)
+            and isinstance(k.value, str) and _IDENT.match(k.value)]
+
+
+def _top_level(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments)."""
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out.update(t.id for t in targets if isinstance(t, ast.Name))
     return out
 
 

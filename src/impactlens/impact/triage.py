@@ -534,20 +534,23 @@ def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Itera
 
 
 def retired_entries(graph: GraphView, retired: Mapping[str, Sequence[str]],
-                    module_of: Callable[[str], str],
-                    settings: Settings = DEFAULT) -> list[TriageEntry]:
+                    module_of: Callable[[str], str], settings: Settings = DEFAULT,
+                    listed: Mapping[str, Sequence[str]] = {}) -> list[TriageEntry]:
     """MAY-IMPACT for each file mentioning identifiers the edit removed the last mention of
     (``retired``: file → identifiers, impact/retired.py), at ``settings.retired_conf``: the
     file's own definition of such an identifier when it has one (now unused, or to change
-    with the edit), the file's module for the other mentions."""
+    with the edit); for the other mentions, the entries other channels already list in
+    that file (``listed``: file → MUST/MAY entities), else the file's module — one thing
+    to inspect per place, not a second, vaguer one beside it."""
     out: list[TriageEntry] = []
     for path, names in sorted(retired.items()):
         module = module_of(path) or path
         defined = [n for n in names if (d := graph.node(f"{module}.{n}")) is not None
                    and d.file == path]
         targets = [(f"{module}.{n}", (n,)) for n in defined]
-        if len(defined) < len(names):
-            targets.append((module, tuple(n for n in names if n not in defined)))
+        rest = tuple(n for n in names if n not in defined)
+        if rest:
+            targets += [(entity, rest) for entity in (listed.get(path) or (module,))]
         out += [TriageEntry(entity=entity, file=path, conf=settings.retired_conf,
                             bucket=Bucket.MAY, distance=1, reason=retired_reason(ns),
                             hard=False, retired=ns) for entity, ns in targets]

@@ -10,16 +10,19 @@ reads it). Such files are MAY-IMPACT candidates (:func:`retired_partners`), what
 import graph and the history say.
 
 An identifier counts when the edited file's text before the edit mentions it — as a
-name, an attribute (``x.name``) or a string that spells an identifier — and its text
-after the edit does not; an import left behind is not a mention (the import becomes
-unused with the edit). Left out: builtins and keywords, names shorter than
+name, an attribute (``x.name``) or a string in a key place (``scope["root_path"]``, a dict
+key, an ``in`` test, ``.get``/``.pop``/``getattr``…; a string that is a value,
+``name = "token"``, names nothing) — and its text after the edit does not; an import left
+behind is not a mention (the import becomes unused with the edit). A deleted file retires
+only what it defined at its top level. Left out: builtins and keywords, names shorter than
 :data:`MIN_LENGTH`, and names the file imports from outside the project (``from typing
 import Any``: other files using ``Any`` are not part of the change). The other files are
 the project's library sources (not tests, docs or examples) that mention the identifier
-as a whole word — read from the work tree, or for a past commit (``--rev``) from its base's
-tree with ``git grep`` (the files it did not edit are the same there); an identifier more
-than ``settings.retired_max_files`` of them mention is too common to say anything and is
-dropped.
+as a whole word — quoted, when the edited file spelled it only as a string (a variable of
+the same name elsewhere is no use of the key) — read from the work tree, or for a past
+commit (``--rev``) from its base's tree with ``git grep`` (the files it did not edit are
+the same there); an identifier more than ``settings.retired_max_files`` of them mention is
+too common to say anything and is dropped.
 """
 
 from __future__ import annotations

@@ -186,6 +186,11 @@ def test_a_retired_name_the_file_defines_is_named_as_that_definition():
         ("pkg.security", ("salt_chars",))]
     assert all(e.bucket is Bucket.MAY and not e.hard and e.conf == DEFAULT.retired_conf
                for e in got)
+    # a file another channel already lists: its entries carry the names, no module entry
+    listed = {"pkg/debug.py": ["pkg.debug.show", "pkg.debug.trace"]}
+    again = retired_entries(g, {"pkg/debug.py": ("gen_salt",)}, module, DEFAULT, listed)
+    assert [(e.entity, e.retired) for e in again] == [
+        ("pkg.debug.show", ("gen_salt",)), ("pkg.debug.trace", ("gen_salt",))]
 
 
 def test_merge_keeps_the_retired_identifiers_and_the_weight_raises_them():

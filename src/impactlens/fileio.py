@@ -1,7 +1,9 @@
-"""File writes other tools may read while we write: all or nothing."""
+"""Reading and writing project files: writes other tools may read while we write (all
+or nothing), code texts read as the analysis expects them, and parsing that never raises."""
 
 from __future__ import annotations
 
+import ast
 import os
 import tempfile
 from pathlib import Path
@@ -33,3 +35,14 @@ def read_code_text(path: Path) -> str | None:
     if len(data) > MAX_TEXT_BYTES or b"\0" in data[:8192]:
         return None
     return data.decode("utf-8", "replace")
+
+
+def parse_python(text: str | None) -> ast.Module | None:
+    """``text`` parsed, or ``None`` when there is no text or it does not parse (a syntax
+    error, a null byte, nesting too deep for the parser)."""
+    if text is None:
+        return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None

@@ -156,3 +156,10 @@ def test_a_name_the_edit_binds_or_unbinds_is_not_always_there(tmp_path: Path) ->
     names = UnreadAttributes(tmp_path, {path: after}, {path: PACKAGE}).module_names(path)
     assert "late" not in names and "helper" not in names and "other" in names
     assert "late" in UnreadAttributes(tmp_path, {path: after}).module_names(path)
+
+
+def test_a_before_text_that_does_not_parse_leaves_no_name_always_there(tmp_path: Path) -> None:
+    path = "app/__init__.py"
+    for broken in ("def f(:\n", "x = 1\0\n"):  # a syntax error; a null byte (ValueError)
+        reader = UnreadAttributes(tmp_path, {path: PACKAGE}, {path: broken})
+        assert reader.module_names(path) == frozenset()

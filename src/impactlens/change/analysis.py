@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from impactlens.change import inputs
 from impactlens.change.inputs import ProposedChange
 from impactlens.errors import BadInputError
-from impactlens.fileio import atomic_write
+from impactlens.fileio import atomic_write, parse_python
 
 if TYPE_CHECKING:
     from impactlens.api import Project
@@ -201,11 +201,8 @@ def _changed_regions(before: str, after: str) -> tuple[set[int], set[int]]:
 def _names_on(text: str | None, lines: set[int] | None) -> set[str]:
     """Names defined, bound or imported by statements on ``lines`` (all when ``None``),
     including the names of the definitions enclosing them."""
-    if not text:
-        return set()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = parse_python(text) if text else None
+    if tree is None:
         return set()
     out: set[str] = set()
 

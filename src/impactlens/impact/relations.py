@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
+from impactlens.fileio import parse_python
 from impactlens.impact.graphcache import cached
 from impactlens.model import (
     AtomicChange,
@@ -118,11 +119,8 @@ _REFLECTIVE = frozenset({"locals", "vars", "eval", "exec", "dir"})
 def _canonical(src: str | None) -> str | None:
     """The function's AST with every name it binds locally renamed by first binding
     order (parameters, ``global``/``nonlocal`` names and everything else kept)."""
-    if src is None:
-        return None
-    try:
-        tree = ast.parse(src)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = parse_python(src)
+    if tree is None:
         return None
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     if len(fns) != 1:

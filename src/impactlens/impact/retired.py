@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from impactlens.fileio import read_code_text
+from impactlens.fileio import parse_python, read_code_text
 from impactlens.index.discover import is_source
 from impactlens.model import FileChange
 from impactlens.settings import DEFAULT, Settings
@@ -61,8 +61,8 @@ def retired_terms(before: str | None, after: str | None,
     the other files, where a variable of the same name is no use of it. A deleted file
     (``after`` None) retires only what it defined at its top level: its other mentions
     were the file's own business."""
-    old = _tree(before)
-    new = _tree(after)
+    old = parse_python(before)
+    new = parse_python(after)
     if old is None or (new is None and after is not None):  # an unparsable side: unknown
         return {}
     names, strings = _mentions(old)
@@ -158,15 +158,6 @@ def _by_file(seen: Mapping[str, Collection[str]], settings: Settings
             for path in files:
                 out.setdefault(path, []).append(name)
     return {p: tuple(ns) for p, ns in sorted(out.items())}
-
-
-def _tree(text: str | None) -> ast.Module | None:
-    if text is None:
-        return None
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
 
 
 _KEY_CALLS = frozenset({"get", "pop", "setdefault", "getattr", "setattr", "hasattr",

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from impactlens.fileio import read_code_text
+from impactlens.fileio import parse_python, read_code_text
 from impactlens.index.discover import list_text_files
 from impactlens.model import EdgeKind, GraphView, Node, NodeKind
 
@@ -157,10 +157,7 @@ class UnreadAttributes:
                     text = (self.root / path).read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError):
                     text = ""
-            try:
-                self._trees[path] = ast.parse(text) if text else None
-            except SyntaxError:
-                self._trees[path] = None
+            self._trees[path] = parse_python(text) if text else None
         return self._trees[path]
 
     def module_names(self, path: str) -> frozenset[str]:
@@ -172,11 +169,7 @@ class UnreadAttributes:
         (the hook called directly) anywhere in the work tree."""
         bound = _always_bound(self._tree(path))
         if path in self.before:
-            old = self.before[path]
-            try:
-                bound &= _always_bound(ast.parse(old)) if old else set()
-            except SyntaxError:
-                bound = set()
+            bound &= _always_bound(parse_python(self.before[path]))
         return frozenset(bound - self._deleted(bound))
 
     def _deleted(self, names: set[str]) -> set[str]:

@@ -459,11 +459,12 @@ def triage(
             reason += f"; {why}"
         if bucket is Bucket.LOW and m is not None and r.lex < settings.lex_min:
             reason += "; lexical coupling below LEX_MIN"
-        if r.file == sole:
+        caller_of = seed if r.file == sole else ""
+        if caller_of:
             reason += f"; the only library file calling {seed}"
         out.append(TriageEntry(entity=r.entity, file=r.file, conf=conf, reason=reason,
                                bucket=bucket, distance=r.distance, hard=r.hard,
-                               sole_caller_of=seed if r.file == sole else ""))
+                               sole_caller_of=caller_of))
     return sort_entries(out)
 
 

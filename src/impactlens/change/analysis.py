@@ -107,12 +107,11 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
 def _retired(project: Project, change: ProposedChange) -> Mapping[str, Any]:
     """Files mentioning what the change retired: the other files as they are on disk, or,
     for a past commit, in its base (the files it did not edit are the same there)."""
-    fn = getattr(project, "retired", None)
-    if fn is None or "retired" not in project.settings.channels:
+    if "retired" not in project.settings.channels:
         return {}
     if change.mode == "rev":
-        return fn(change.files, at=change.base) if change.base else {}
-    return fn(change.files)
+        return project.retired(change.files, at=change.base) if change.base else {}
+    return project.retired(change.files)
 
 
 def recorded_runs(store: Any, files: Sequence[FileChange], root: Path | None = None

@@ -42,9 +42,12 @@ def test_no_task_no_terms_or_one_file_give_nothing():
 
 
 def run(task: str, weight: float = DEFAULT.task_relevance_weight, channels=None,
-        after: str = AFTER, edit_weight: float = DEFAULT.edit_relevance_weight):
+        after: str = AFTER, edit_weight: float = DEFAULT.edit_relevance_weight,
+        cut: float = 0.0, keep: int = DEFAULT.may_keep_files):
+    # the set cut (triage.cut_weak) off unless asked: these tests are about the order
     settings = DEFAULT.replace(task_relevance_weight=weight, edit_relevance_weight=edit_weight,
-                               channels=channels or DEFAULT.channels)
+                               channels=channels or DEFAULT.channels, may_relative_min=cut,
+                               may_keep_files=keep)
     partners = [("app/formatting.py", 0.6), ("app/termui.py", 0.6), ("app/exceptions.py", 0.5)]
     return run_pipeline(graph(), [FileChange("app/cli.py", BEFORE, after)], module_of=module_of,
                         co_change={"app/cli.py": partners}, task=task, settings=settings)
@@ -66,6 +69,20 @@ def test_task_orders_entries_within_the_bucket_conf_unchanged():
     assert out[0]["task_relevance"] == 1.0 and "task_relevance" not in out[1]
     # buckets never change: the same entries, only the order
     assert sorted(may_files(res)) == sorted(may_files(plain))
+
+
+def test_the_set_cut_moves_what_the_order_leaves_far_behind_to_low_risk():
+    task = "Raise NoSuchCommand exception on a misspelled command"
+    assert may_files(run("", cut=0.5)) == may_files(run(""))  # nothing far behind
+    res = run(task, cut=0.5)
+    # exceptions.py: 0.5 + the task's 1.0; termui.py 0.6 < 0.5 · 1.5, but the second file
+    # of the list is spared (may_keep_files = 2): formatting.py stays, termui.py falls
+    assert may_files(res) == ["app/exceptions.py", "app/formatting.py"]
+    fell = [e for e in res.triage.low_risk if e.file == "app/termui.py"]
+    assert fell and "weaker than 0.5 of the strongest candidate's evidence" in fell[0].reason
+    assert fell[0].conf == 0.6  # the confidence is still §3.7's
+    assert res.triage.low_risk[0].file == "app/termui.py"  # ahead of the low-risk proper
+    assert len(may_files(run(task, cut=0.5, keep=3))) == 3
 
 
 def test_weight_zero_and_the_lexical_ablation_switch_it_off():

@@ -124,6 +124,7 @@ def run_pipeline(
     tri = promote(triage_stage.merge(per_entries), unanalyzable, module_of)
     if "lexical" in channels:
         tri = _by_relevance(graph, tri, task, "\n".join(edit_text), settings)
+    tri = triage_stage.cut_weak(tri, edited_files, settings)
 
     seeds = [s for c, _, s in walks if c.change_type is not ChangeType.ADD]
     members = {e.entity: e.distance for e in (*tri.must_inspect, *tri.may_impact) if e.hard}

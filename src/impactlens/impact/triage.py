@@ -598,6 +598,37 @@ def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, floa
                    may_impact=reorder(tri.may_impact))
 
 
+def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFAULT) -> Triage:
+    """``tri`` with the weak far MAY-IMPACT entries moved to the head of LOW-RISK (the
+    reason says why): those of a library file other than the edited ones, admitted by
+    co-change alone or at walk distance ≥ 2, whose :func:`order_score` is under
+    ``settings.may_relative_min`` of the strongest MUST/MAY entry's among such files —
+    sparing the first ``settings.may_keep_files`` of those files in the ranked order. A
+    direct dependent (hard edge, distance 1), an edited file, a test or doc never falls."""
+    edited = set(edited_files)
+    others = [e for e in (*tri.must_inspect, *tri.may_impact)
+              if e.file not in edited and is_source(e.file)]
+    if not settings.may_relative_min or not others:
+        return tri
+    bar = settings.may_relative_min * max(order_score(e, settings) for e in others)
+    spared = set(list(dict.fromkeys(e.file for e in others))[: settings.may_keep_files])
+    kept: list[TriageEntry] = []
+    fell: list[TriageEntry] = []
+    for e in tri.may_impact:
+        score = order_score(e, settings)
+        direct = e.hard and e.distance <= 1
+        if (direct or e.file in edited or e.file in spared or not is_source(e.file)
+                or score >= bar):
+            kept.append(e)
+            continue
+        why = (f"weaker than {settings.may_relative_min:g} of the strongest candidate's "
+               f"evidence ({score:.2f} < {bar:.2f})")
+        fell.append(replace(e, bucket=Bucket.LOW, reason=f"{e.reason} | {why}"))
+    if not fell:
+        return tri
+    return replace(tri, may_impact=tuple(kept), low_risk=(*fell, *tri.low_risk))
+
+
 def merge(entries: Iterable[TriageEntry]) -> Triage:
     """Composite union: one entry per entity with the strongest bucket, the highest
     confidence, the nearest distance and the union of the causes."""

@@ -112,13 +112,12 @@ class Settings:
     # a repo, weight 0 / 0.5 / 1: R@1 0.702 / 0.716 / 0.709 and 0.678 / 0.687 / 0.683,
     # R@3 unchanged (bench/README.md, session 20)
     sole_caller_weight: float = 0.5
-    # the set cut: a MAY-IMPACT entry of another file whose order score (above) is under
-    # this fraction of the strongest MUST/MAY entry's is moved to LOW-RISK, unless its file
-    # is among the first ``may_keep_files`` other files of the ranked list. The MUST∪MAY set
-    # is what a reader acts on; co-change admits every partner at 0.3 of the top one, and
-    # on the evaluation repositories that set averaged 7 files at precision 0.28. Development
-    # repos (40 cases each), cut 0 / 0.5 / 0.6 keeping 2 files: MUST∪MAY F1 0.612 / 0.686 /
-    # 0.693, R@3 0.785 / 0.782 / 0.782 (bench/README.md, session 21); 0 switches it off
+    # the set cut: a MAY-IMPACT entry no hard edge admits (a co-change partner alone) in a
+    # library file not edited whose order score (above) is under this fraction of the
+    # strongest MUST/MAY entry's is moved to LOW-RISK, unless its file is among the first
+    # ``may_keep_files`` of the ranked list (impact/triage.py ``cut_weak``). Co-change
+    # admits every partner at 0.3 of the best one: on the evaluation repositories that set
+    # averaged 7 files at precision 0.28. Figures: bench/README.md, session 21; 0 = off
     may_relative_min: float = 0.5
     may_keep_files: int = 2
 

@@ -14,7 +14,16 @@ from impactlens.impact.rank import Tokens, lex, rank, split_identifier
 from impactlens.impact.relations import select_relations
 from impactlens.impact.testmap import change_tests
 from impactlens.impact.walk import walk
-from impactlens.model import AtomicChange, Bucket, ChangeType, EdgeKind, Params, Resolution
+from impactlens.model import (
+    AtomicChange,
+    Bucket,
+    ChangeType,
+    EdgeKind,
+    Params,
+    Resolution,
+    Triage,
+    TriageEntry,
+)
 from impactlens.settings import DEFAULT
 
 CT = ChangeType
@@ -391,9 +400,9 @@ def test_add_is_low_risk_with_no_obligations():
 
 
 def test_merge_keeps_strongest_bucket_highest_conf_and_unions_causes():
-    a = tr.TriageEntry("x", "x.py", 0.2, "cause A", Bucket.MAY, 2)
-    b = tr.TriageEntry("x", "x.py", 0.7, "cause B", Bucket.MUST, 1)
-    c = tr.TriageEntry("x", "x.py", 0.9, "cause A", Bucket.LOW, 3)
+    a = TriageEntry("x", "x.py", 0.2, "cause A", Bucket.MAY, 2)
+    b = TriageEntry("x", "x.py", 0.7, "cause B", Bucket.MUST, 1)
+    c = TriageEntry("x", "x.py", 0.9, "cause A", Bucket.LOW, 3)
     merged = tr.merge([a, b, c])
     assert merged.may_impact == merged.low_risk == ()
     (e,) = merged.must_inspect
@@ -436,3 +445,70 @@ def test_bucket_thresholds(walked, distance, verdict, lex_, co, tc):
             assert max(hard_conf, co) < s.may_min
             assert not walked or distance == 0 or (
                 distance == 1 and lex_ < s.lex_min and verdict == tr.NONE)
+
+
+# ------------------------------------------------------------------ the set cut
+def _may(entity: str, file: str, conf: float, *, hard: bool = False,
+         distance: int = 0) -> TriageEntry:
+    return TriageEntry(entity, file, conf, "co-change", Bucket.MAY, distance, hard=hard)
+
+
+def _cut(*entries: tr.TriageEntry, edited: tuple[str, ...] = ("app/core.py",),
+         **settings: object) -> tuple[list[str], list[str]]:
+    s = DEFAULT.replace(**settings)
+    got = tr.cut_weak(Triage(may_impact=tuple(entries)), edited, s)
+    return [e.file for e in got.may_impact], [e.file for e in got.low_risk]
+
+
+def test_the_cut_moves_far_weak_entries_and_spares_the_first_two_files():
+    top, second = _may("a", "app/a.py", 0.9), _may("b", "app/b.py", 0.2)
+    weak = _may("c", "app/c.py", 0.4)
+    assert _cut(top, second, weak) == (["app/a.py", "app/b.py"], ["app/c.py"])
+    assert _cut(top, second, _may("c", "app/c.py", 0.45)) == (
+        ["app/a.py", "app/b.py", "app/c.py"], [])  # at the bar: kept
+    assert _cut(top, second, weak, may_relative_min=0.0)[1] == []  # switched off
+    assert _cut(top, second, weak, may_keep_files=3)[1] == []
+
+
+def test_the_cut_never_moves_a_hard_member_an_edited_file_or_a_test():
+    top, second = _may("a", "app/a.py", 0.9), _may("b", "app/b.py", 0.9)
+    direct = _may("c.run", "app/c.py", 0.1, hard=True, distance=1)
+    far = _may("d.run", "app/d.py", 0.1, hard=True, distance=3)
+    soft = _may("e", "app/e.py", 0.1)
+    own = _may("core", "app/core.py", 0.1)
+    test = _may("tests.test_a", "tests/test_a.py", 0.1)
+    kept, fell = _cut(top, second, direct, far, soft, own, test)
+    assert fell == ["app/e.py"] and set(kept) == {"app/a.py", "app/b.py", "app/c.py",
+                                                  "app/d.py", "app/core.py",
+                                                  "tests/test_a.py"}
+
+
+def test_only_library_files_not_edited_set_the_bar_and_take_the_spared_places():
+    strong_test = _may("tests/t.py::t", "tests/test_t.py", 1.0, hard=True, distance=1)
+    strong_own = _may("core.x", "app/core.py", 1.0)
+    a, b, c = (_may(n, f"app/{n}.py", conf) for n, conf in (("a", 0.4), ("b", 0.35),
+                                                             ("c", 0.3)))
+    # were they counted, the test at 1.0 would raise the bar to 0.5 and take a spared
+    # place: b and c would fall
+    assert _cut(strong_test, strong_own, a, b, c)[1] == []
+    assert _cut(a, b, c, _may("d", "app/d.py", 0.1))[1] == ["app/d.py"]
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.floats(0, 1), st.booleans(),
+                          st.integers(0, 3)), max_size=12),
+       st.sampled_from([0.0, 0.3, 0.5, 0.9]), st.integers(0, 3))
+def test_the_cut_only_moves_may_entries_to_low_risk(rows, cut, keep):
+    entries = [_may(f"m{i}.f", f"app/m{i % 6}.py" if n else "app/core.py", conf,
+                    hard=hard, distance=d) for i, (n, conf, hard, d) in enumerate(rows)]
+    s = DEFAULT.replace(may_relative_min=cut, may_keep_files=keep)
+    got = tr.cut_weak(Triage(may_impact=tuple(entries)), ["app/core.py"], s)
+    assert len(got.may_impact) + len(got.low_risk) == len(entries)  # nothing lost
+    assert [e.entity for e in got.may_impact] == [
+        e.entity for e in entries if e.entity in {k.entity for k in got.may_impact}]
+    for e in got.low_risk:
+        assert e.file != "app/core.py" and not e.hard
+        assert e.bucket is Bucket.LOW and "weaker than" in e.reason
+    spared = list(dict.fromkeys(e.file for e in entries if e.file != "app/core.py"))[:keep]
+    assert not {e.file for e in got.low_risk} & set(spared)
+    if not cut:
+        assert got.may_impact == tuple(entries)

@@ -599,12 +599,12 @@ def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, floa
 
 
 def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFAULT) -> Triage:
-    """``tri`` with the weak far MAY-IMPACT entries moved to the head of LOW-RISK (the
-    reason says why): those of a library file other than the edited ones, admitted by
-    co-change alone or at walk distance ≥ 2, whose :func:`order_score` is under
-    ``settings.may_relative_min`` of the strongest MUST/MAY entry's among such files —
-    sparing the first ``settings.may_keep_files`` of those files in the ranked order. A
-    direct dependent (hard edge, distance 1), an edited file, a test or doc never falls."""
+    """``tri`` with the weak soft-only MAY-IMPACT entries moved to the head of LOW-RISK (the
+    reason says why): those no hard edge admits (§3.6: not members by themselves; co-change
+    let them in at ``cochange_min`` of the best partner) in a library file not edited, whose
+    :func:`order_score` is under ``settings.may_relative_min`` of the strongest MUST/MAY
+    entry's among such files — sparing the first ``settings.may_keep_files`` of those files
+    in the ranked order. A hard-edge member, an edited file, a test or a doc never falls."""
     edited = set(edited_files)
     others = [e for e in (*tri.must_inspect, *tri.may_impact)
               if e.file not in edited and is_source(e.file)]
@@ -616,8 +616,7 @@ def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFA
     fell: list[TriageEntry] = []
     for e in tri.may_impact:
         score = order_score(e, settings)
-        direct = e.hard and e.distance <= 1
-        if (direct or e.file in edited or e.file in spared or not is_source(e.file)
+        if (e.hard or e.file in edited or e.file in spared or not is_source(e.file)
                 or score >= bar):
             kept.append(e)
             continue

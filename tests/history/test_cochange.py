@@ -325,3 +325,28 @@ def test_edited_symbols_and_project_path(per_function):
         assert got["a.py"][0] == ("b.py", 0.8888) and "the edited definitions" in note
         result = p.analyze_before_after("a.py", _funcs(1, 2), _funcs(5, 2))
         assert dict(result.co_change)["a.py"][0] == ("b.py", 0.8888)
+
+
+def test_a_weak_partner_falls_to_low_risk_end_to_end(make_repo, git_commit):
+    """Real history: b.py co-changes with a.py 9 times, c.py 6, d.py 3 — d is admitted at
+    co-change ≥ 0.3 (3 / (9 + κ)), but under half the strongest candidate's evidence."""
+    from impactlens.api import Project
+
+    files = {f"pkg/{n}.py": f"{n.upper()} = 0\n" for n in "abcd"}
+    root = make_repo({"pkg/__init__.py": "", **files}, date=day(0))
+    for i, partners in enumerate(["bc"] * 6 + ["b"] * 3 + ["d"] * 3):
+        git_commit(root, {f"pkg/{n}.py": f"{n.upper()} = {i + 1}\n" for n in "a" + partners},
+                   f"change {i}", date=day(i + 1))
+    before = (root / "pkg/a.py").read_text()
+
+    def triage(settings=DEFAULT):
+        with Project(root, settings) as p:
+            p.index()
+            return p.analyze_before_after("pkg/a.py", before, "A = 99\n", refresh=False).triage
+
+    on, off = triage(), triage(DEFAULT.replace(may_relative_min=0.0))
+    assert [e.file for e in off.may_impact] == ["pkg/b.py", "pkg/c.py", "pkg/d.py"]
+    assert [e.file for e in on.may_impact] == ["pkg/b.py", "pkg/c.py"]
+    [d] = [e for e in on.low_risk if e.file == "pkg/d.py"]
+    assert "weaker than 0.5 of the strongest candidate's evidence" in d.reason
+    assert 0.3 <= d.conf < 0.5 * on.may_impact[0].conf

@@ -14,8 +14,9 @@ name, an attribute (``x.name``) or a string in a key place (``scope["root_path"]
 key, an ``in`` test, ``.get``/``.pop``/``getattr``…; a string that is a value,
 ``name = "token"``, names nothing) — and its text after the edit does not; an import left
 behind is not a mention (the import becomes unused with the edit). A deleted file retires
-only what it defined at its top level. Left out: builtins and keywords, names shorter than
-:data:`MIN_LENGTH`, and names the file imports from outside the project (``from typing
+only what it defined at its top level. Left out: builtins and keywords, the methods of
+the builtin types (``.upper()``, ``.items()``: every file handling a string or a dict
+may call them), names shorter than :data:`MIN_LENGTH`, and names the file imports from outside the project (``from typing
 import Any``: other files using ``Any`` are not part of the change). The other files are
 the project's library sources (not tests, docs or examples) that mention the identifier
 as a whole word — quoted, when the edited file spelled it only as a string (a variable of
@@ -44,7 +45,10 @@ __all__ = ["MIN_LENGTH", "project_modules", "retired_names", "retired_partners",
 
 MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-_COMMON = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+_TYPE_METHODS = frozenset(n for t in (str, bytes, bytearray, int, float, complex, list, tuple,
+                                      dict, set, frozenset, object) for n in dir(t))
+_COMMON = (frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+           | frozenset(keyword.softkwlist) | _TYPE_METHODS)
 
 
 def retired_names(before: str | None, after: str | None,

@@ -158,6 +158,15 @@ class Project:
             return retired_partners_at(self.root, at, files, paths, in_project, self.settings)
         return retired_partners(self.root, files, paths, in_project, self.settings)
 
+    def task_named(self, task: str, edited_files: Iterable[str]
+                   ) -> dict[str, tuple[tuple[str, str], ...]]:
+        """The library files (not ``edited_files``) defining a class, function, method or
+        constant ``task`` names as code: ``{path: ((definition id, name), …)}``
+        (impact/tasknamed.py)."""
+        from impactlens.impact.tasknamed import task_named
+
+        return task_named(self.store.nodes_named, task, edited_files, self.settings)
+
     def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
         """The targeted validation set (pytest node ids) of a proposed edit."""
         return list(self.analyze(change, **opts).validate)

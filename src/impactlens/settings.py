@@ -122,6 +122,13 @@ class Settings:
     # keeping 1: 0.696 / 0.773). bench/README.md, session 21; 0 = off
     may_relative_min: float = 0.5
     may_keep_files: int = 2
+    # a library file defining a class, function, method or constant the task text names
+    # as code (impact/tasknamed.py) is MAY-IMPACT at this confidence (as the retired
+    # channel's, set before measuring: on the development repositories 7 of 7 such files
+    # were changed by the commit) …
+    task_named_conf: float = 0.8
+    # … unless more library files than this define the name
+    task_named_max_files: int = 3
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32
@@ -130,9 +137,10 @@ class Settings:
     # --- §7.6 ablation: evidence channels the pipeline uses ---------------------
     # "walk" (§3.3 structural walk), "cochange" (§3.4), "testmap" (§3.5 test impact),
     # "lexical" (§3.6 soft-rank), "retired" (impact/retired.py: files mentioning what the
-    # edit stopped mentioning). Removing one switches that channel off, all else fixed.
+    # edit stopped mentioning), "named" (impact/tasknamed.py: definitions the task text
+    # names). Removing one switches that channel off, all else fixed.
     channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical",
-                                          "retired"})
+                                          "retired", "named"})
 
     # --- §3.9 DAG ----------------------------------------------------------------
     max_dag_nodes: int = 200

@@ -36,8 +36,8 @@ Methods compared on the same cases (files are ranked; ties by path)
 * ``imports`` — reverse import closure of the seed's module, by hop distance.
 * ``cochange10`` — the co-change channel alone, its top 10 partners.
 * ``callers1`` — files of the seed function's direct callers (most call sites first).
-* ``-walk``, ``-cochange``, ``-testmap``, ``-lexical``, ``-retired`` — the stage with one channel
-  removed (§7.6 ablation), everything else fixed.
+* ``-walk``, ``-cochange``, ``-testmap``, ``-lexical``, ``-retired``, ``-named`` — the stage
+  with one channel removed (§7.6 ablation), everything else fixed.
 
 Metrics (means over cases; a case with an empty denominator is *excluded* from that
 mean — ``n/a`` — never counted as 0 or 1): recall/precision/F1 of the whole predicted
@@ -102,7 +102,7 @@ from impactlens.index.recording import base_test_id
 from impactlens.settings import DEFAULT, Settings
 
 KS = (1, 3, 5)
-CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired")
+CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named")
 BASELINES = ("imports", "cochange10", "callers1")
 NOISE = 0.05  # §7.6: |Δ| ≤ 5 % (absolute, on [0, 1] metrics) is noise
 _MECHANICAL = re.compile(
@@ -604,6 +604,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                                       symbols=symbols)
             removed, written = edit_calls(store, change, proj.module_of)  # as analyze does
             retired = proj.retired(change)  # the work tree is the parent: as analyze reads it
+            named = proj.task_named(case.message, [seed.file])
             methods: dict[str, MethodRun] = {}
             variants = {"stage": frozenset(CHANNELS)}
             variants.update({f"-{ch}": frozenset(CHANNELS) - {ch} for ch in CHANNELS})
@@ -618,7 +619,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=unresolved,
                     task=case.message, written=written, removed=removed, recorded=rec,
-                    retired=retired, settings=s,
+                    retired=retired, named=named, settings=s,
                 )
                 files, syms, tests, why = stage_predictions(
                     res, seed.file, seed_entity, symbol_ids, cc.get(seed.file, ()), s)

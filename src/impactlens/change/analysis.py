@@ -100,6 +100,7 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
                                 None if change.mode == "rev" else project.root)
                   if project.settings.use_recorded_runs else None),
         retired=_retired(project, change),
+        named=_task_named(project, change),
         settings=project.settings,
     )
 
@@ -112,6 +113,13 @@ def _retired(project: Project, change: ProposedChange) -> Mapping[str, Any]:
     if change.mode == "rev":
         return project.retired(change.files, at=change.base) if change.base else {}
     return project.retired(change.files)
+
+
+def _task_named(project: Project, change: ProposedChange) -> Mapping[str, Any]:
+    """Library files defining what the task text names as code (impact/tasknamed.py)."""
+    if "named" not in project.settings.channels or not change.task:
+        return {}
+    return project.task_named(change.task, [f.path for f in change.files])
 
 
 def recorded_runs(store: Any, files: Sequence[FileChange], root: Path | None = None

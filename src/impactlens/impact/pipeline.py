@@ -21,6 +21,7 @@ from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
 from impactlens.impact.recorded import RecordedTests
 from impactlens.impact.relations import select_relations
+from impactlens.impact.tasknamed import task_named_entries
 from impactlens.impact.taskrel import relevances
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
 from impactlens.impact.walk import walk
@@ -55,6 +56,7 @@ def run_pipeline(
     removed: Sequence[Edge] = (),
     recorded: RecordedTests | None = None,
     retired: Mapping[str, Sequence[str]] = {},
+    named: Mapping[str, Sequence[tuple[str, str]]] = {},
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
     graph = cached(graph)  # one memo for every stage of this run
@@ -113,6 +115,8 @@ def run_pipeline(
                                                         settings))
         per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
                                                        settings))
+    if "named" in channels:  # what the task text names, where it is defined
+        per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning
         listed: dict[str, dict[str, None]] = {}  # file → its MUST/MAY entities, in order
         for e in per_entries:

@@ -375,6 +375,8 @@ class TriageEntry:
     retired: tuple[str, ...] = ()
     # the entry's file is the only library file calling a changed function (its name)
     sole_caller_of: str = ""
+    # identifiers the task text names as code that the entry defines (impact/tasknamed.py)
+    task_named: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"entity": self.entity, "file": self.file, "conf": self.conf,
@@ -387,6 +389,8 @@ class TriageEntry:
             out["retired"] = list(self.retired)
         if self.sole_caller_of:
             out["sole_caller_of"] = self.sole_caller_of
+        if self.task_named:
+            out["task_named"] = list(self.task_named)
         return out
 
 

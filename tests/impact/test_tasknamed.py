@@ -83,6 +83,7 @@ def test_entries_are_soft_may_impact_with_the_name_in_the_reason():
     assert (e.entity, e.file, e.bucket, e.hard, e.conf) == (
         "pkg.parser.OptionParser", "pkg/parser.py", Bucket.MAY, False, DEFAULT.task_named_conf)
     assert e.reason == "defines `OptionParser`, which the task text names"
+    assert e.to_json()["task_named"] == ["OptionParser"]
 
 
 FILES = {
@@ -109,6 +110,7 @@ def test_analyze_lists_the_file_defining_what_the_task_names(make_repo):
     on = triage()
     [e] = [e for e in on.may_impact if e.file == "pkg/cookies.py"]
     assert e.entity == "pkg.cookies.dump_cookie" and "dump_cookie" in e.reason
+    assert e.task_named == ("dump_cookie",)
     assert not [e for e in on.entries() if e.file.startswith("tests/") and "names" in e.reason]
     off = triage(DEFAULT.replace(channels=DEFAULT.channels - {"named"}))
     assert "pkg/cookies.py" not in {e.file for e in off.entries()}

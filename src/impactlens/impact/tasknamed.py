@@ -70,5 +70,6 @@ def task_named_entries(named: Mapping[str, Sequence[tuple[str, str]]],
     """MAY-IMPACT at ``settings.task_named_conf`` for each definition the task names."""
     return [TriageEntry(entity=node_id, file=path, conf=settings.task_named_conf,
                         bucket=Bucket.MAY, distance=1, hard=False,
-                        reason=f"defines `{name}`, which the task text names")
+                        reason=f"defines `{name}`, which the task text names",
+                        task_named=(name,))
             for path, defs in sorted(named.items()) for node_id, name in defs]

@@ -646,7 +646,8 @@ def merge(entries: Iterable[TriageEntry]) -> Triage:
             old, bucket=bucket, conf=max(old.conf, e.conf),
             distance=min(old.distance, e.distance), hard=old.hard or e.hard,
             retired=tuple(sorted({*old.retired, *e.retired})),
-            sole_caller_of=old.sole_caller_of or e.sole_caller_of)
+            sole_caller_of=old.sole_caller_of or e.sole_caller_of,
+            task_named=tuple(sorted({*old.task_named, *e.task_named})))
     final = [replace(e, reason=" | ".join(sorted(reasons[k]))) for k, e in best.items()]
     ordered = sort_entries(final)
     return Triage(

@@ -76,6 +76,7 @@ class TriageItem(TypedDict):
     edit_relevance: NotRequired[float]  # the edit's own lines' relevance to the file
     retired: NotRequired[list[str]]  # identifiers the edit stopped mentioning, named here
     sole_caller_of: NotRequired[str]  # the changed function only this library file calls
+    task_named: NotRequired[list[str]]  # what the task text names that this entry defines
 
 
 class Triage(TypedDict):

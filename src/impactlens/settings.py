@@ -124,8 +124,8 @@ class Settings:
     may_keep_files: int = 2
     # a library file defining a class, function, method or constant the task text names
     # as code (impact/tasknamed.py) is MAY-IMPACT at this confidence (as the retired
-    # channel's, set before measuring: on the development repositories 7 of 7 such files
-    # were changed by the commit) …
+    # channel's, set before measuring: offline, on the development repositories, 7 of 7
+    # such files were changed by the commit; bench/README.md, session 21) …
     task_named_conf: float = 0.8
     # … unless more library files than this define the name
     task_named_max_files: int = 3

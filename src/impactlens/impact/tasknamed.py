@@ -13,9 +13,9 @@ more than ``settings.task_named_max_files`` library files define (``__init__``, 
 too common to point anywhere). Definitions are looked up in the index, i.e. as the work
 tree has them.
 
-On the development repositories' 111 mined commits such a file was one the commit
-changed in 7 of 7 cases where the message named one, 2 of them files no other channel
-listed (bench/README.md, session 21).
+Real history (bench/README.md, session 21): in the 18 of 231 evaluation cases where it
+changed the stage's list, 11 of the 14 files it added were files the commit changed too,
+and R@3 there went 0.421 → 0.676 (development: 3 of 111 cases, 2 of 2 files).
 """
 
 from __future__ import annotations

@@ -158,14 +158,23 @@ class Project:
             return retired_partners_at(self.root, at, files, paths, in_project, self.settings)
         return retired_partners(self.root, files, paths, in_project, self.settings)
 
-    def task_named(self, task: str, edited_files: Iterable[str]
+    def task_named(self, task: str, edited_files: Iterable[str], at: str | None = None
                    ) -> dict[str, tuple[tuple[str, str], ...]]:
         """The library files (not ``edited_files``) defining a class, function, method or
-        constant ``task`` names as code: ``{path: ((definition id, name), …)}``
-        (impact/tasknamed.py)."""
-        from impactlens.impact.tasknamed import task_named
+        module-level binding ``task`` names as code: ``{path: ((definition id, name), …)}``
+        (impact/tasknamed.py). With ``at`` (a past change's base) only the definitions
+        that commit's tree has too are kept: the index knows the work tree's."""
+        from impactlens.change import git
+        from impactlens.impact.tasknamed import defined_names, task_named
 
-        return task_named(self.store.nodes_named, task, edited_files, self.settings)
+        found = task_named(self.store.nodes_named, task, edited_files, self.settings)
+        if at is None or not found:
+            return found
+        texts = git.blobs(self.root, [git.spec(at, p) for p in found])
+        then = {p: defined_names((texts.get(git.spec(at, p)) or b"").decode("utf-8", "replace"))
+                for p in found}
+        kept = {p: tuple(d for d in defs if d[1] in then[p]) for p, defs in found.items()}
+        return {p: defs for p, defs in kept.items() if defs}
 
     def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
         """The targeted validation set (pytest node ids) of a proposed edit."""

@@ -112,14 +112,15 @@ class Settings:
     # a repo, weight 0 / 0.5 / 1: R@1 0.702 / 0.716 / 0.709 and 0.678 / 0.687 / 0.683,
     # R@3 unchanged (bench/README.md, session 20)
     sole_caller_weight: float = 0.5
-    # the set cut: a MAY-IMPACT entry no hard edge admits (a co-change partner alone) in a
-    # library file not edited whose order score (above) is under this fraction of the
-    # strongest MUST/MAY entry's is moved to LOW-RISK, unless its file is among the first
-    # ``may_keep_files`` of the ranked list (impact/triage.py ``cut_weak``). Co-change
-    # admits every partner at 0.3 of the best one: on the evaluation repositories that set
-    # averaged 7 files at precision 0.26. Development repos, 40 cases each, no cut / 0.5
-    # keeping 2 files: MUST∪MAY F1 0.612 / 0.677, R@3 0.785 / 0.782 (0.6: 0.686 / 0.782;
-    # keeping 1: 0.696 / 0.773). bench/README.md, session 21; 0 = off
+    # the set cut: a MAY-IMPACT entry no hard edge admits (a co-change partner, a retired
+    # mention, a task-named definition) in a library file not edited whose order score
+    # (above) is under this fraction of the strongest MUST/MAY entry's is moved to
+    # LOW-RISK, unless its file is among the first ``may_keep_files`` of the ranked list
+    # (impact/triage.py ``cut_weak``). Co-change admits every partner at 0.3 of the best
+    # one: on the evaluation repositories that set averaged 7 files at precision 0.26.
+    # Development repos, 40 cases each, no cut / 0.5 keeping 2 files: MUST∪MAY F1 0.612 /
+    # 0.677, R@3 0.785 / 0.782 (0.6: 0.686 / 0.782; keeping 1: 0.696 / 0.773).
+    # bench/README.md, session 21; 0 = off
     may_relative_min: float = 0.5
     may_keep_files: int = 2
     # a library file defining a class, function, method or constant the task text names

@@ -508,7 +508,13 @@ def test_the_cut_only_moves_may_entries_to_low_risk(rows, cut, keep):
     for e in got.low_risk:
         assert e.file != "app/core.py" and not e.hard
         assert e.bucket is Bucket.LOW and "weaker than" in e.reason
-    spared = list(dict.fromkeys(e.file for e in entries if e.file != "app/core.py"))[:keep]
+    library = [e for e in entries if e.file != "app/core.py"]
+    spared = list(dict.fromkeys(e.file for e in library))[:keep]
     assert not {e.file for e in got.low_risk} & set(spared)
     if not cut:
         assert got.may_impact == tuple(entries)
+        return
+    bar = cut * max((tr.order_score(e, s) for e in library), default=0.0)
+    assert all(tr.order_score(e, s) < bar for e in got.low_risk)  # only the weak fall …
+    assert all(tr.order_score(e, s) >= bar for e in got.may_impact  # … and all of them
+               if not e.hard and e in library and e.file not in spared)

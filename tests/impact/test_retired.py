@@ -52,6 +52,8 @@ def test_names_the_edit_no_longer_mentions():
     # a builtin type's method is no more the project's than a builtin is
     assert not retired_names("def f(s):\n    return s.upper()\n",
                              "def f(s):\n    return s\n")
+    # … unless the file defines it: a deleted module's own `update` is retired
+    assert retired_names("def update(x):\n    return x\n", None) == {"update"}
     # locals count too (a parameter is a keyword at its call sites): the cap judges them
     assert {"base", "data", "stream"} <= got
     # an attribute of an outside module is an attribute like any other: the cap judges it

@@ -10,15 +10,22 @@ from hypothesis import strategies as st
 
 from impactlens.api import Project
 from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH
-from impactlens.impact.tasknamed import named_identifiers, task_named, task_named_entries
-from impactlens.model import Bucket, Node, NodeKind
+from impactlens.impact.tasknamed import (
+    defined_names,
+    named_identifiers,
+    task_named,
+    task_named_entries,
+)
+from impactlens.impact.triage import merge
+from impactlens.model import Bucket, Node, NodeKind, TriageEntry
 from impactlens.settings import DEFAULT
 
 
 def test_code_is_what_backticks_hold_or_what_is_spelled_as_code():
     assert named_identifiers("deprecate `OptionParser`") == ["OptionParser"]
+    # a keyword argument's name is no definition
     assert named_identifiers("Deprecate `FileResponse(method=...)` parameter") == [
-        "FileResponse", "method"]
+        "FileResponse"]
     assert named_identifiers("refactor parse_cookie and dump_cookie") == [
         "parse_cookie", "dump_cookie"]
     assert named_identifiers("Change _cv_req -> _cv_request") == ["_cv_req", "_cv_request"]
@@ -29,17 +36,20 @@ def test_code_is_what_backticks_hold_or_what_is_spelled_as_code():
     assert named_identifiers("Fix the parser when a quote is missing") == []
     assert named_identifiers("Compile `elif` to `elif` instead of `else: if`") == []
     assert named_identifiers("Set `ensure_ascii=False` on `json.dumps()`, use `str.upper`") == [
-        "ensure_ascii", "json", "dumps"]
+        "json", "dumps"]
     assert named_identifiers("`_cv` and `url`") == []
+    # any script's letters; digits inside, never first
+    assert named_identifiers("fix naïve_datetime and `café_parser`, not 2nd_try") == [
+        "café_parser", "naïve_datetime"]
 
 
-@given(st.text(alphabet=st.sampled_from(list("abcXY_z `.()=-1 \n")), max_size=80))
-def test_every_named_identifier_is_a_word_of_the_task_and_no_common_name(task):
+@given(st.text(alphabet=st.sampled_from(list("abcXY_zé `.()=-1 \n")), max_size=80))
+def test_every_named_identifier_is_a_whole_word_of_the_task_and_no_common_name(task):
     got = named_identifiers(task)
     assert len(got) == len(set(got))
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", task))
     for name in got:
-        assert name in words and name.isidentifier() and len(name) >= MIN_LENGTH
+        assert name.isidentifier() and len(name) >= MIN_LENGTH
+        assert re.search(rf"(?<!\w){re.escape(name)}(?!\w)", task)  # never a fragment
         assert name not in COMMON_NAMES and not keyword.iskeyword(name)
 
 
@@ -68,6 +78,9 @@ def test_each_library_file_defining_a_named_identifier():
     assert got == {"pkg/request.py": (("pkg.request.Request.url_charset", "url_charset"),),
                    "pkg/parser.py": (("pkg.parser.OptionParser", "OptionParser"),)}
     assert _named("rename make_key") == {}  # four files define it: too common
+    # the edited file's own definition neither counts nor is listed
+    assert set(_named("rename make_key", edited=("pkg/m0.py",))) == {
+        f"pkg/m{i}.py" for i in (1, 2, 3)}
     assert set(_named("rename make_key", task_named_max_files=4)) == {
         f"pkg/m{i}.py" for i in range(4)}
     assert _named("bump DEFAULT_PORT") == {}  # defined in the edited file only
@@ -84,6 +97,11 @@ def test_entries_are_soft_may_impact_with_the_name_in_the_reason():
         "pkg.parser.OptionParser", "pkg/parser.py", Bucket.MAY, False, DEFAULT.task_named_conf)
     assert e.reason == "defines `OptionParser`, which the task text names"
     assert e.to_json()["task_named"] == ["OptionParser"]
+    # the same definition reached by the walk: one entry, hard, still marked
+    walked = TriageEntry("pkg.parser.OptionParser", "pkg/parser.py", 0.5, "caller",
+                         Bucket.MAY, 2, hard=True)
+    [both] = merge([e, walked]).may_impact
+    assert both.hard and both.task_named == ("OptionParser",) and both.conf == 0.8
 
 
 FILES = {
@@ -114,3 +132,28 @@ def test_analyze_lists_the_file_defining_what_the_task_names(make_repo):
     assert not [e for e in on.entries() if e.file.startswith("tests/") and "names" in e.reason]
     off = triage(DEFAULT.replace(channels=DEFAULT.channels - {"named"}))
     assert "pkg/cookies.py" not in {e.file for e in off.entries()}
+
+
+def test_defined_names_reads_classes_functions_methods_and_module_bindings():
+    text = ("X_LIMIT = 3\nlog: int = 0\nclass Box:\n    size = 1\n    def open(self):\n"
+            "        def inner():\n            pass\nasync def fetch():\n    local = 1\n")
+    assert defined_names(text) == {"X_LIMIT", "log", "Box", "open", "inner", "fetch"}
+    assert defined_names("def f(:\n") == frozenset() and defined_names(None) == frozenset()
+
+
+def test_a_past_commit_lists_only_what_its_base_defined(make_repo, git_commit):
+    root = make_repo(FILES)
+    base = git_commit(root, {"pkg/util.py": FILES["pkg/util.py"] + "\n\ndef spare():\n"
+                             "    return 0\n"}, "add spare")
+    sha = git_commit(root, {"pkg/util.py": FILES["pkg/util.py"].replace("x + 1", "x + 2")},
+                     "quote values like dump_cookie and make_token do")
+    git_commit(root, {"pkg/other.py": "def make_token():\n    return 2\n"}, "later")
+    with Project(root) as p:
+        p.index()  # the work tree defines make_token now; the base did not
+        assert set(p.task_named("dump_cookie and make_token", ["pkg/util.py"])) == {
+            "pkg/cookies.py", "pkg/other.py"}
+        assert set(p.task_named("dump_cookie and make_token", ["pkg/util.py"], at=base)) == {
+            "pkg/cookies.py"}
+        tri = p.analyze(rev=sha, refresh=False).triage
+    listed = {e.file for e in tri.entries() if e.task_named}
+    assert listed == {"pkg/cookies.py"}

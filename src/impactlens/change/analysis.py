@@ -119,7 +119,10 @@ def _task_named(project: Project, change: ProposedChange) -> Mapping[str, Any]:
     """Library files defining what the task text names as code (impact/tasknamed.py)."""
     if "named" not in project.settings.channels or not change.task:
         return {}
-    return project.task_named(change.task, [f.path for f in change.files])
+    edited = [f.path for f in change.files]
+    if change.mode == "rev":  # as the base had them, not as the work tree has them now
+        return project.task_named(change.task, edited, at=change.base) if change.base else {}
+    return project.task_named(change.task, edited)
 
 
 def recorded_runs(store: Any, files: Sequence[FileChange], root: Path | None = None

@@ -24,7 +24,7 @@ _VALIDATE_SHOWN = 50
 _BUCKETS = (
     ("must_inspect", "MUST-INSPECT", "bold red", "breaks unless updated"),
     ("may_impact", "MAY-IMPACT", "yellow", "reachable; check"),
-    ("low_risk", "LOW-RISK", "dim", "weak evidence: walked to, or co-change far behind the best"),
+    ("low_risk", "LOW-RISK", "dim", "weak: walked to, or soft evidence far behind the best"),
 )
 
 

@@ -15,16 +15,16 @@ key, an ``in`` test, ``.get``/``.pop``/``getattr``…; a string that is a value,
 ``name = "token"``, names nothing) — and its text after the edit does not; an import left
 behind is not a mention (the import becomes unused with the edit). A deleted file retires
 only what it defined at its top level. Left out: builtins and keywords, the methods of
-the builtin types (``.upper()``, ``.items()``: every file handling a string or a dict
-may call them), names shorter than :data:`MIN_LENGTH`, and names the file imports from
-outside the project (``from typing import Any``: other files using ``Any`` are not part of
-the change). The other files are the project's library sources (not tests, docs or
-examples) that mention the identifier as a whole word — quoted, when the edited file
-spelled it only as a string (a variable of the same name elsewhere is no use of the key)
-— read from the work tree, or for a past commit (``--rev``) from its base's tree with
-``git grep`` (the files it did not edit are the same there); an identifier more than
-``settings.retired_max_files`` of them mention is too common to say anything and is
-dropped.
+the builtin types unless the file defines one at its top level (``.upper()``,
+``.items()``: every file handling a string or a dict may call them), names shorter than
+:data:`MIN_LENGTH`, and names the file imports from outside the project (``from typing
+import Any``: other files using ``Any`` are not part of the change). The other files are
+the project's library sources (not tests, docs or examples) that mention the identifier
+as a whole word — quoted, when the edited file spelled it only as a string (a variable of
+the same name elsewhere is no use of the key) — read from the work tree, or for a past
+commit (``--rev``) from its base's tree with ``git grep`` (the files it did not edit are
+the same there); an identifier more than ``settings.retired_max_files`` of them mention is
+too common to say anything and is dropped.
 """
 
 from __future__ import annotations
@@ -41,15 +41,17 @@ from impactlens.index.discover import is_source
 from impactlens.model import FileChange
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["COMMON_NAMES", "MIN_LENGTH", "project_modules", "retired_names", "retired_partners",
-           "retired_partners_at", "retired_reason", "retired_terms"]
+__all__ = ["COMMON_NAMES", "MIN_LENGTH", "TYPE_METHODS", "project_modules", "retired_names",
+           "retired_partners", "retired_partners_at", "retired_reason", "retired_terms"]
 
 MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-_TYPE_METHODS = frozenset(n for t in (str, bytes, bytearray, int, float, complex, list, tuple,
-                                      dict, set, frozenset, object) for n in dir(t))
+# nobody's definition: builtins and keywords …
 COMMON_NAMES = (frozenset(dir(builtins)) | frozenset(keyword.kwlist)
-           | frozenset(keyword.softkwlist) | _TYPE_METHODS)
+                | frozenset(keyword.softkwlist))
+# … and, unless the file defines one itself, the builtin types' methods
+TYPE_METHODS = frozenset(n for t in (str, bytes, bytearray, int, float, complex, list, tuple,
+                                      dict, set, frozenset, object) for n in dir(t))
 
 
 def retired_names(before: str | None, after: str | None,
@@ -77,8 +79,10 @@ def retired_terms(before: str | None, after: str | None,
         kept, kept_strings = _mentions(new)
         names, strings = names - kept - kept_strings, strings - kept - kept_strings
     outside = _external(old, in_project)
+    own = _top_level(old)
     return {n: n not in names for n in sorted(names | strings)
-            if len(n) >= MIN_LENGTH and n not in COMMON_NAMES and n not in outside}
+            if len(n) >= MIN_LENGTH and n not in COMMON_NAMES and n not in outside
+            and (n not in TYPE_METHODS or n in own)}
 
 
 def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[str],

@@ -6,12 +6,14 @@ A task that names an identifier of the code — in backticks, or spelled as code
 at the file that defines it, whether or not the edit's graph neighbourhood or its history
 reaches that file: the definition is where the work goes on. Each library file (not a
 test, doc or example, not an edited file) holding a class, function, method or
-module-level constant of such a name is a MAY-IMPACT candidate at
-``settings.task_named_conf``. Left out: keywords, builtins and the builtin types' methods
-(``else``, ``False``, ``items``), names shorter than :data:`retired.MIN_LENGTH`, and a name
-more than ``settings.task_named_max_files`` library files define (``__init__``, ``name``:
-too common to point anywhere). Definitions are looked up in the index, i.e. as the work
-tree has them.
+module-level binding of such a name is a MAY-IMPACT candidate at
+``settings.task_named_conf`` (``distance`` 1: one step from the task, as a retired
+mention is one from the edit). Left out: keywords, builtins and the builtin types'
+methods (``else``, ``False``, ``upper``),
+names shorter than :data:`retired.MIN_LENGTH`, and a name more than
+``settings.task_named_max_files`` other library files define (a ``handle`` or ``render``
+every module has points nowhere). Definitions are looked up in the index, i.e. as the
+work tree has them; for a past commit (``--rev``) only those its base has too are kept.
 
 Real history (bench/README.md, session 21): in the 18 of 231 evaluation cases where it
 changed the stage's list, 11 of the 14 files it added were files the commit changed too,
@@ -20,30 +22,35 @@ and R@3 there went 0.421 → 0.676 (development: 3 of 111 cases, 2 of 2 files).
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH
+from impactlens.fileio import parse_python
+from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH, TYPE_METHODS
 from impactlens.index.discover import is_source
 from impactlens.model import Bucket, Node, NodeKind, TriageEntry
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["named_identifiers", "task_named", "task_named_entries"]
+__all__ = ["defined_names", "named_identifiers", "task_named", "task_named_entries"]
 
 _QUOTED = re.compile(r"`([^`\n]+)`")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# an identifier (any script: ``naïve_datetime``), not followed by ``=``: in
+# ``FileResponse(method=...)`` the keyword argument is no definition
+_WORD = re.compile(r"(?<!\w)[^\W\d]\w*(?!\w|\s*=(?!=))")
 # an inner underscore (``_cv_req``, ``url_for``) or a hump (``WebSocket``, ``getValue``)
 _CODE_LIKE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]")
 _KINDS = frozenset({NodeKind.CLASS, NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CONSTANT})
 
 
 def named_identifiers(task: str) -> list[str]:
-    """The identifiers ``task`` spells as code, in order of first mention: every word in
-    backticks, and elsewhere the words with an inner underscore or a case hump."""
+    """The identifiers ``task`` spells as code: every word in backticks (a keyword
+    argument's name aside), then, in order, the words elsewhere with an inner underscore
+    or a case hump."""
     quoted = [w for span in _QUOTED.findall(task) for w in _WORD.findall(span)]
     bare = [w for w in _WORD.findall(_QUOTED.sub(" ", task)) if _CODE_LIKE.search(w)]
     return [w for w in dict.fromkeys(quoted + bare)
-            if len(w) >= MIN_LENGTH and w not in COMMON_NAMES]
+            if len(w) >= MIN_LENGTH and w not in COMMON_NAMES and w not in TYPE_METHODS]
 
 
 def task_named(nodes_named: Callable[[str], Sequence[Node]], task: str,
@@ -56,12 +63,12 @@ def task_named(nodes_named: Callable[[str], Sequence[Node]], task: str,
     edited = set(edited_files)
     out: dict[str, list[tuple[str, str]]] = {}
     for name in named_identifiers(task):
-        defs = [n for n in nodes_named(name) if n.kind in _KINDS and is_source(n.file)]
-        if not defs or len({n.file for n in defs}) > settings.task_named_max_files:
+        defs = [n for n in nodes_named(name) if n.kind in _KINDS and is_source(n.file)
+                and n.file not in edited]
+        if len({n.file for n in defs}) > settings.task_named_max_files:
             continue
         for n in defs:
-            if n.file not in edited:
-                out.setdefault(n.file, []).append((n.id, name))
+            out.setdefault(n.file, []).append((n.id, name))
     return {f: tuple(v) for f, v in sorted(out.items())}
 
 
@@ -73,3 +80,18 @@ def task_named_entries(named: Mapping[str, Sequence[tuple[str, str]]],
                         reason=f"defines `{name}`, which the task text names",
                         task_named=(name,))
             for path, defs in sorted(named.items()) for node_id, name in defs]
+
+
+def defined_names(text: str | None) -> frozenset[str]:
+    """The names a module's text defines: every class and function (methods included) and
+    its module-level bindings — what :func:`task_named` looks up, read from a past tree."""
+    tree = parse_python(text)
+    if tree is None:
+        return frozenset()
+    out = {n.name for n in ast.walk(tree)
+           if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(out)

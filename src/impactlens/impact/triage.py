@@ -600,24 +600,28 @@ def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, floa
 
 def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFAULT) -> Triage:
     """``tri`` with the weak soft-only MAY-IMPACT entries moved to the head of LOW-RISK (the
-    reason says why): those no hard edge admits (§3.6: not members by themselves; co-change
-    let them in at ``cochange_min`` of the best partner) in a library file not edited, whose
-    :func:`order_score` is under ``settings.may_relative_min`` of the strongest MUST/MAY
-    entry's among such files — sparing the first ``settings.may_keep_files`` of those files
-    in the ranked order. A hard-edge member, an edited file, a test or a doc never falls."""
+    reason says why): those no hard edge admits (§3.6: not members by themselves — a
+    co-change partner let in at ``cochange_min`` of the best one, a retired mention, a
+    task-named definition) in a library file not edited, whose :func:`order_score` is
+    under ``settings.may_relative_min`` of the strongest MUST/MAY entry's among such files
+    (its retired and sole-caller raises included: they mark the strongest evidence there
+    is) — sparing the first ``settings.may_keep_files`` of those files in the ranked order,
+    MUST files included. A hard-edge member, an edited file, a test or a doc never falls."""
     edited = set(edited_files)
-    others = [e for e in (*tri.must_inspect, *tri.may_impact)
-              if e.file not in edited and is_source(e.file)]
+
+    def library(e: TriageEntry) -> bool:
+        return e.file not in edited and is_source(e.file)
+
+    others = [e for e in (*tri.must_inspect, *tri.may_impact) if library(e)]
     if not settings.may_relative_min or not others:
         return tri
     bar = settings.may_relative_min * max(order_score(e, settings) for e in others)
-    spared = set(list(dict.fromkeys(e.file for e in others))[: settings.may_keep_files])
+    spared = set(list(dict.fromkeys(e.file for e in others))[: max(0, settings.may_keep_files)])
     kept: list[TriageEntry] = []
     fell: list[TriageEntry] = []
     for e in tri.may_impact:
         score = order_score(e, settings)
-        if (e.hard or e.file in edited or e.file in spared or not is_source(e.file)
-                or score >= bar):
+        if e.hard or not library(e) or e.file in spared or score >= bar:
             kept.append(e)
             continue
         why = (f"weaker than {settings.may_relative_min:g} of the strongest candidate's "

@@ -32,7 +32,7 @@ CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 _BUCKETS = (
     ("must_inspect", "MUST-INSPECT", "must", "breaks unless updated"),
     ("may_impact", "MAY-IMPACT", "may", "reachable; check"),
-    ("low_risk", "LOW-RISK", "low", "weak evidence: walked to, or co-change far behind the best"),
+    ("low_risk", "LOW-RISK", "low", "weak: walked to, or soft evidence far behind the best"),
 )
 _LEGEND = (("seed", "changed (seed)", "#0969da"), ("must", "must-inspect", "#cf222e"),
            ("may", "may-impact", "#bf8700"), ("low", "low-risk", "#8c959f"),

@@ -42,7 +42,8 @@ from impactlens.model import FileChange
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["COMMON_NAMES", "MIN_LENGTH", "TYPE_METHODS", "project_modules", "retired_names",
-           "retired_partners", "retired_partners_at", "retired_reason", "retired_terms"]
+           "retired_partners", "retired_partners_at", "retired_reason", "retired_terms",
+           "top_level_names"]
 
 MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
@@ -73,13 +74,13 @@ def retired_terms(before: str | None, after: str | None,
     if old is None or (new is None and after is not None):  # an unparsable side: unknown
         return {}
     names, strings = _mentions(old)
+    own = top_level_names(old)
     if new is None:
-        names, strings = _top_level(old), set()
+        names, strings = own, set()
     else:
         kept, kept_strings = _mentions(new)
         names, strings = names - kept - kept_strings, strings - kept - kept_strings
     outside = _external(old, in_project)
-    own = _top_level(old)
     return {n: n not in names for n in sorted(names | strings)
             if len(n) >= MIN_LENGTH and n not in COMMON_NAMES and n not in outside
             and (n not in TYPE_METHODS or n in own)}
@@ -206,7 +207,7 @@ def _key_strings(node: ast.AST) -> list[str]:
             and isinstance(k.value, str) and _IDENT.match(k.value)]
 
 
-def _top_level(tree: ast.Module) -> set[str]:
+def top_level_names(tree: ast.Module) -> set[str]:
     """The names a module defines at its top level (functions, classes, assignments)."""
     out: set[str] = set()
     for node in tree.body:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from impactlens.fileio import parse_python
-from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH, TYPE_METHODS
+from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH, TYPE_METHODS, top_level_names
 from impactlens.index.discover import is_source
 from impactlens.model import Bucket, Node, NodeKind, TriageEntry
 from impactlens.settings import DEFAULT, Settings
@@ -88,10 +88,6 @@ def defined_names(text: str | None) -> frozenset[str]:
     tree = parse_python(text)
     if tree is None:
         return frozenset()
-    out = {n.name for n in ast.walk(tree)
-           if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
-    for node in tree.body:
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            out.update(t.id for t in targets if isinstance(t, ast.Name))
-    return frozenset(out)
+    nested = {n.name for n in ast.walk(tree)
+              if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    return frozenset(nested | top_level_names(tree))

@@ -5,10 +5,14 @@ from __future__ import annotations
 import ast
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from impactlens.bench.history import (
+    NOISE,
     CaseResult,
     MethodRun,
+    ablation_verdict,
     is_source,
     mine_cases,
     summarize,
@@ -112,6 +116,26 @@ def test_summary_na_rule_and_ranks():
     assert imp["p@1"] == 1.0 and imp["f1@matched"] == 0.6667  # y.py first; 2 kept: P .5 R 1
 
 
+def test_ablation_verdict_says_which_way_the_metrics_moved():
+    base = {"recall": 0.0, "precision": 0.0, "breaking_caught": 0.0}
+    assert ablation_verdict(base | {"recall": -0.2}) == "keep"  # removal loses recall
+    assert ablation_verdict(base | {"recall": -0.2, "precision": 0.1}) == "keep (mixed)"
+    assert ablation_verdict(base | {"precision": 0.1}) == "delete (hurts)"  # removal only helps
+    assert ablation_verdict(base | {"recall": -0.05}) == "delete (noise)"  # 5 % is noise
+    # without the regression measure, moving nothing on the files decides nothing
+    assert ablation_verdict(base | {"breaking_caught": None}).startswith("undecided")
+    assert ablation_verdict({"recall": -0.3, "breaking_caught": None}) == "keep"
+
+
+@given(st.dictionaries(st.sampled_from(["recall", "precision", "f1", "breaking_caught"]),
+                       st.one_of(st.none(), st.floats(-1, 1))))
+def test_ablation_verdict_deletes_only_what_moved_nothing_or_only_hurt(deltas):
+    verdict = ablation_verdict(deltas)
+    moved = [d for d in deltas.values() if d is not None and abs(d) > NOISE]
+    assert verdict.startswith("keep") == any(d < 0 for d in moved)
+    assert (verdict == "delete (hurts)") == (bool(moved) and all(d > 0 for d in moved))
+
+
 def test_cases_whose_suite_did_not_run_are_counted_apart():
     rows = [_result(["y.py"], ["y.py"], breaking=["t::a"], tests=["t::a"]),
             _result(["y.py"], ["y.py"], breaking=[], tests=["t::a"]),
@@ -167,6 +191,34 @@ def test_saved_runs_are_pooled(tmp_path, capsys):
     assert "not a saved run" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # neither a repository nor saved runs
         main([])
+
+
+def test_bad_input_is_one_line_and_exit_2_before_any_case(make_repo, tmp_path, capsys):
+    import json
+    import subprocess
+
+    from impactlens.bench.history import main
+
+    repo = make_repo({"pkg/a.py": A0, "pkg/b.py": B0}, date=day(0))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    subprocess.run(["git", "init", "-q", str(empty)], check=True)
+    (tmp_path / "info.json").write_text(json.dumps({"repo": "x", "info": [], "cases": []}))
+    for argv, says in (
+        ([str(tmp_path / "missing")], "no such directory"),
+        ([str(tmp_path)], "not a git work tree"),
+        ([str(empty)], "has no commits"),
+        ([str(repo), "--out", str(tmp_path / "no" / "x.json")], "no such directory"),
+        (["--from-json", str(tmp_path / "none.json")], "cannot read"),
+        (["--from-json", str(tmp_path / "info.json")], "not a saved run"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1, (argv, err)
+    for argv in (["--limit", "0"], ["--cap", "1"], ["--test-timeout", "0"], ["--limit", "x"]):
+        with pytest.raises(SystemExit) as exc:
+            main([str(repo), *argv])
+        assert exc.value.code == 2 and "argument " + argv[0] in capsys.readouterr().err
 
 
 def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, capsys):
@@ -231,6 +283,22 @@ def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
     (wt / "tests" / "conftest.py").write_text("import no_such_module_here\n")
     assert run_suite(wt, 120, plugin_dir) == {}
     assert run_suite(wt, 0.001, plugin_dir) is None  # a timeout says nothing
+
+
+def test_a_timed_out_suite_run_is_not_cached(tmp_path):
+    from impactlens.bench.history import _PLUGIN, _cached_suite
+
+    plugin_dir = tmp_path / "plugin"
+    plugin_dir.mkdir()
+    (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+    wt, cache = tmp_path / "wt", tmp_path / "cache"
+    (wt / "tests").mkdir(parents=True)
+    (wt / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    assert _cached_suite(cache, "abc", "parent", wt, 0.001, plugin_dir) is None
+    assert not cache.exists()  # a longer --test-timeout gets its chance on the next run
+    want = {"tests/test_a.py::test_a": "passed"}
+    assert _cached_suite(cache, "abc", "parent", wt, 120, plugin_dir) == want
+    assert _cached_suite(cache, "abc", "parent", wt, 0.001, plugin_dir) == want  # cached
 
 
 def test_a_breaking_test_must_pass_and_fail_again_every_recheck():

@@ -229,6 +229,8 @@ def test_project_index_mines_history_and_co_change_cuts(make_repo, git_commit):
         git_commit(root, {"b.py": "B = 3\n"}, "b alone", date=day(6))
         again = p.index()
         assert any("4 commits indexed (1 new)" in n for n in again.notes)
+        same = p.index()  # HEAD has not moved: nothing mined, and the note says so
+        assert any("4 commits indexed (0 new)" in n for n in same.notes)
 
 
 def test_project_without_git_has_an_empty_channel_and_says_so(tmp_path):
@@ -347,6 +349,9 @@ def test_a_weak_partner_falls_to_low_risk_end_to_end(make_repo, git_commit):
     on, off = triage(), triage(DEFAULT.replace(may_relative_min=0.0))
     assert [e.file for e in off.may_impact] == ["pkg/b.py", "pkg/c.py", "pkg/d.py"]
     assert [e.file for e in on.may_impact] == ["pkg/b.py", "pkg/c.py"]
+    b = on.may_impact[0].reason  # history is evidence, never an obligation
+    assert "pkg/b.py has changed together with pkg/a.py (co-change score" in b
+    assert "must" not in b
     [d] = [e for e in on.low_risk if e.file == "pkg/d.py"]
     assert "weaker than 0.5 of the strongest candidate's evidence" in d.reason
     assert 0.3 <= d.conf < 0.5 * on.may_impact[0].conf

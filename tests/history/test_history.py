@@ -37,7 +37,8 @@ def test_incremental_only_new_commits(make_repo, git_commit, tmp_path):
     git_commit(root, {"a.py": "A = 3\n"}, "only a")
     third, commits, note = mine(root, db)
     assert (third.commits, third.new) == (3, 1)
-    assert "3 commits indexed (1 new)" in note
+    assert "3 commits indexed (1 new)" in third.note
+    assert "3 commits indexed (0 new)" in note  # the state as a later run finds it
     last = commits[-1]
     assert last.message == "only a"
     assert [(f.path, f.added, f.deleted) for f in last.files] == [("a.py", 1, 1)]
@@ -118,7 +119,7 @@ def test_shallow_clone_then_deepened(make_repo, git_commit, git, tmp_path):
     db = tmp_path / "h.db"
     summary, commits, note = mine(clone, db)
     assert summary.shallow and summary.commits == 2
-    assert "shallow clone" in note
+    assert "shallow clone: co-change uses the 1 of 2 commits present" in note
     boundary = commits[0]
     # the boundary commit has no parent in the clone: its diff would list every file as
     # added, so it is kept without files and can form no co-change pairs

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from impactlens.bench import at_least
 from impactlens.bench.metrics import Score, fmt, macro, micro, score_sets
 from impactlens.errors import BadInputError, ImpactlensError
 
@@ -794,9 +795,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tools", default=",".join(TOOLS),
                    help=f"comma-separated tools (default {','.join(TOOLS)})")
     p.add_argument("--cases", metavar="DIR", help="corpus directory (default: the checkout's)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+    p.add_argument("--timeout", type=at_least(0, float, above=True), default=DEFAULT_TIMEOUT_S,
                    help="seconds per tool per case")
-    p.add_argument("--workers", type=int, default=2, help="cases run in parallel")
+    p.add_argument("--workers", type=at_least(1), default=2, help="cases run in parallel")
     p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE")
     p.add_argument("--verify", action="store_true",
                    help="check the corpus itself (consistency + runtime trace) instead")

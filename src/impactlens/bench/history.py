@@ -79,11 +79,12 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from impactlens.bench import at_least
 from impactlens.bench.metrics import (
     Interval,
     bootstrap_mean,
@@ -554,6 +555,7 @@ class CaseResult:
     all_tests: int = 0
     suite: list[str] = field(default_factory=list)  # test functions collected at the parent
     dist: dict[str, list[int | None]] = field(default_factory=dict)
+    not_run: str = ""  # with --run-tests: why this case has no regression measure
 
 
 def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool,
@@ -579,11 +581,15 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
         unresolved = store.unresolved_sites()  # the parent's: the same for every variant
         before_outcomes: dict[str, str] | None = None
         recording = None
+        not_run = ""  # why the regression measure has nothing for this case
         if run_tests:
             before_outcomes = _cached_suite(cache, case.sha, "parent", wt, test_timeout,
                                             plugin_dir, pytest_args)
-            if before_outcomes is not None and "passed" not in before_outcomes.values():
+            if before_outcomes is None:
+                not_run = f"the parent's suite ran over --test-timeout {test_timeout:g} s"
+            elif "passed" not in before_outcomes.values():
                 before_outcomes = None  # interrupted at collection: the suite did not run
+                not_run = "no test passed at the parent (collection failed?)"
             if before_outcomes is not None:
                 recording = _cached_recording(cache, case.sha, wt, store, test_timeout,
                                               plugin_dir, pytest_args)
@@ -650,6 +656,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 gold_files=gold_files, gold_symbols=gold_syms, added_files=list(case.added_files),
                 methods=methods, seconds_index=t_index, seconds_stage=t_stage, note=note,
                 dist={m: [dist.get(f) for f in run.files] for m, run in methods.items()},
+                not_run=not_run,
             )
             if run_tests and before_outcomes is not None:
                 run = functools.partial(_seeded_suite, cache, case.sha, wt, test_timeout,
@@ -659,6 +666,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     r.breaking = _confirmed_breaking(before_outcomes, after, seed, run)
                     r.suite = sorted({base_test_id(t) for t in before_outcomes})
                     r.all_tests = len(r.suite)
+                else:
+                    r.not_run = f"the seeded suite ran over --test-timeout {test_timeout:g} s"
             results.append(r)
             if progress:
                 progress(r)
@@ -728,7 +737,7 @@ def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: flo
         data = json.loads(path.read_text())
         return data.get("outcomes")
     outcomes = run_suite(wt, timeout, plugin_dir, extra, ids)
-    if path is not None:
+    if path is not None and outcomes is not None:  # a timeout is not cached: a longer one may do
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"outcomes": outcomes}, sort_keys=True))
     return outcomes
@@ -851,20 +860,45 @@ def summarize(results: Sequence[CaseResult], *, intervals: bool = True) -> dict[
             if row is None:
                 continue
             deltas = {}
-            for key in ("recall", "precision", "f1", "r@3", "p@3", "breaking_caught"):
+            for key in _ABLATION_KEYS:
                 a, b = row.get(key), full.get(key)
                 deltas[key] = None if a is None or b is None else round(a - b, 4)
-            moved = any(d is not None and abs(d) > NOISE for d in deltas.values())
+            verdict = ablation_verdict(deltas)
             a, b = row.get("selection_ratio"), full.get("selection_ratio")
             # shown, not voted: a smaller selection is not better or worse by itself
             deltas["selection_ratio"] = None if a is None or b is None else round(a - b, 4)
-            abl[ch] = {"deltas": deltas, "verdict": "keep" if moved else "delete (noise)"}
+            abl[ch] = {"deltas": deltas, "verdict": verdict}
         out["ablation"] = abl
     out["timing"] = {
         "index_s": _f(mean(r.seconds_index for r in results)),
         "stage_s": _f(mean(r.seconds_stage for r in results)),
     }
     return out
+
+
+# what the §7.6 rule votes on: impact recall/precision (file and symbol level, and the
+# ranked heads the issue adds) and the regression rate's proxy, the breaking tests caught
+_ABLATION_KEYS = ("recall", "precision", "f1", "r@3", "p@3", "sym_recall", "sym_precision",
+                  "breaking_caught")
+
+
+def ablation_verdict(deltas: Mapping[str, float | None]) -> str:
+    """§7.6's mechanical rule on ``deltas`` (without the channel − with it; every metric
+    higher-is-better): a channel is deleted iff its removal moves none of them beyond
+    :data:`NOISE`. The verdict also says which way it moved: ``keep`` (removal only
+    lowers), ``keep (mixed)`` (some up, some down), ``delete (hurts)`` (removal only
+    raises: kept by the letter, harmful in fact). Without the regression measure
+    (``breaking_caught`` unmeasured) a channel that moved nothing is ``undecided``: the
+    rule needs the regression rate too."""
+    down = any(d is not None and d < -NOISE for d in deltas.values())
+    up = any(d is not None and d > NOISE for d in deltas.values())
+    if down:
+        return "keep (mixed)" if up else "keep"
+    if up:
+        return "delete (hurts)"
+    if deltas.get("breaking_caught") is None:
+        return "undecided (noise; regression not measured)"
+    return "delete (noise)"
 
 
 # p@n / f1@n: the stage cut to the baseline's own prediction count on each case (matched size)
@@ -941,7 +975,7 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
         lines.append("ablation (Δ = without − with; |Δ| ≤ 0.05 is noise):")
         for ch, a in summary["ablation"].items():
             d = ", ".join(f"{k} {fmt(v, 3)}" for k, v in a["deltas"].items())
-            lines.append(f"  {ch:<9} {a['verdict']:<15} {d}")
+            lines.append(f"  {ch:<9} {a['verdict']:<16} {d}")
     lines += _interval_lines(summary)
     for b, p in (summary.get("paired") or {}).items():
         verdicts = {k: d["verdict"] for k, d in p.get("diff", {}).items()}
@@ -972,16 +1006,13 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
         out.append(f"| {m} | " + " | ".join(
             fmt(row.get(c), 3) if c in row else "–" for c, _ in cols) + " |")
     if summary.get("ablation"):
-        out += ["", "| channel removed | ΔR | ΔP | ΔF1 | ΔR@3 | ΔP@3 | Δbreaking caught | "
-                "Δselected | "
-                "verdict (§7.6, abs(Δ) ≤ 0.05 = noise) |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        out += ["", "| channel removed | ΔR | ΔP | ΔF1 | ΔR@3 | ΔP@3 | Δsym R | Δsym P | "
+                "Δbreaking caught | Δselected | verdict (§7.6, abs(Δ) ≤ 0.05 = noise) |",
+                "|---|" + "---:|" * 9 + "---|"]
         for ch, a in summary["ablation"].items():
             d = a["deltas"]
             out.append(f"| {ch} | " + " | ".join(fmt(d.get(k), 3) for k in (
-                "recall", "precision", "f1", "r@3", "p@3", "breaking_caught",
-                "selection_ratio")) +
-                f" | {a['verdict']} |")
+                *_ABLATION_KEYS, "selection_ratio")) + f" | {a['verdict']} |")
     ci = _interval_lines(summary)
     out += ["", *ci] if ci else []
     out += _paired_markdown(summary)
@@ -1055,6 +1086,10 @@ def _load_saved(paths: Sequence[Path]) -> tuple[str, dict[str, Any], list[CaseRe
     """The cases of saved ``--out`` files, pooled, with a label and the summed mining
     counts (one file: its repository's name and info as saved)."""
     saved = [json.loads(p.read_text()) for p in paths]
+    for p, d in zip(paths, saved, strict=True):
+        if not (isinstance(d, dict) and isinstance(d.get("info"), dict)
+                and isinstance(d.get("cases"), list) and isinstance(d.get("repo"), str)):
+            raise ValueError(f"{p}: no repo, info and cases")
     rows = [_case_from_json(c) for d in saved for c in d["cases"]]
     if len(saved) == 1:
         return saved[0]["repo"], saved[0]["info"], rows
@@ -1091,6 +1126,17 @@ def override(settings: Settings, pairs: Sequence[str]) -> Settings:
     return settings.replace(**changes)
 
 
+def _unusable(repo: Path, out: Path | None) -> str:
+    """Why the run cannot start ('' when it can): checked before hours of cases, not after."""
+    if not repo.is_dir():
+        return f"{repo}: no such directory"
+    if out is not None and not out.parent.is_dir():
+        return f"--out {out}: no such directory {out.parent}"
+    if out is not None and not os.access(out.parent, os.W_OK):
+        return f"--out {out}: {out.parent} is not writable"
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="impactlens bench history",
@@ -1101,12 +1147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="a git work tree with history (never modified; cases run in "
                          "temporary `git worktree`s)")
     ap.add_argument("--json", action="store_true", help="print the full result as JSON")
-    ap.add_argument("--limit", type=int, default=30, help="newest N cases (default 30)")
+    ap.add_argument("--limit", type=at_least(1), default=30, help="newest N cases (default 30)")
     ap.add_argument("--seed", choices=("first", "all"), default="first")
-    ap.add_argument("--cap", type=int, default=8, help="max changed source files per case")
+    ap.add_argument("--cap", type=at_least(2), default=8,
+                    help="max changed source files per case (a case has at least 2)")
     ap.add_argument("--run-tests", action="store_true",
                     help="run the suite before/after the seed (regression measure, §7.2)")
-    ap.add_argument("--test-timeout", type=float, default=300.0,
+    ap.add_argument("--test-timeout", type=at_least(0, float, above=True), default=300.0,
                     help="seconds per suite run (a run over it counts as not run)")
     ap.add_argument("--pytest-args", default="",
                     help="extra pytest arguments for the subject's suite, e.g. "
@@ -1126,7 +1173,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.from_json:
         try:
             label, info, rows = _load_saved(args.from_json)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except OSError as exc:
+            print(f"impactlens: error: --from-json: cannot read {exc.filename}: "
+                  f"{exc.strerror}", file=sys.stderr)
+            return 2
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             print(f"impactlens: error: --from-json: not a saved run ({type(exc).__name__}: "
                   f"{exc})", file=sys.stderr)
             return 2
@@ -1139,10 +1190,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a terminated run still removes its temporary worktree (the `finally` blocks run)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     repo = args.repo.resolve()
+    problem = _unusable(repo, args.out)
+    if problem:
+        print(f"impactlens: error: {problem}", file=sys.stderr)
+        return 2
     try:
         top = gitcmd.toplevel(repo)
     except Exception as exc:  # one line, no traceback
-        print(f"impactlens: error: {exc}", file=sys.stderr)
+        print(f"impactlens: error: {repo}: not a git work tree ({exc})", file=sys.stderr)
+        return 2
+    if not gitcmd.run(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}",
+                      ok_codes=(0, 1)).strip():
+        print(f"impactlens: error: {top}: the repository has no commits", file=sys.stderr)
         return 2
     try:
         settings = override(DEFAULT, args.set)
@@ -1184,6 +1243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_table(top.name, summary, info))
         for fc in info.get("failed_cases", []):
             print(f"case {fc['sha'][:10]} failed: {fc['error']}")
+        for r in results:
+            if r.not_run:
+                print(f"case {r.sha[:10]} ({r.seed}): no regression measure: {r.not_run}")
     return 0
 
 

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from impactlens.bench import at_least
+
 _CHILD_INDEX = """
 import json, resource, sys, time
 from impactlens.api import Project
@@ -339,7 +341,8 @@ def _print(r: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="impactlens bench perf", description=__doc__)
     ap.add_argument("repo", type=Path)
-    ap.add_argument("--runs", type=int, default=3, help="cold-index runs (median reported)")
+    ap.add_argument("--runs", type=at_least(1), default=3,
+                    help="cold-index runs (median reported)")
     ap.add_argument("--gitnexus", type=Path, default=None, metavar="DIR")
     ap.add_argument("--method", default="django.db.models.query.QuerySet.filter")
     ap.add_argument("--json", action="store_true")

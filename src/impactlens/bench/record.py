@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from impactlens.bench import at_least
 from impactlens.impact.statements import COMPOUND
 from impactlens.index.recording import IMPORT_TIME, is_pseudo_test
 
@@ -131,9 +132,9 @@ def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="impactlens bench record", description=__doc__)
     ap.add_argument("repo", type=Path)
-    ap.add_argument("--runs", type=int, default=3, help="suite runs of each kind (median)")
+    ap.add_argument("--runs", type=at_least(1), default=3, help="suite runs of each kind (median)")
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments")
-    ap.add_argument("--sample", type=int, default=20, help="functions edited (seeded)")
+    ap.add_argument("--sample", type=at_least(1), default=20, help="functions edited (seeded)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(list(argv) if argv is not None else None)
     if not (args.repo / ".git").exists():

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from impactlens.bench import at_least
 from impactlens.bench.metrics import percentile
 from impactlens.change import git
 
@@ -117,13 +118,14 @@ def _print(r: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="impactlens bench replay", description=__doc__)
     ap.add_argument("repo", type=Path)
-    ap.add_argument("--commits", type=int, default=20, help="commits to replay (default 20)")
+    ap.add_argument("--commits", type=at_least(1), default=20,
+                    help="commits to replay (default 20)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if not git.is_repository(args.repo) or not git.has_head(args.repo):
         print(f"impactlens: error: {args.repo}: not a git repository with commits",
               file=sys.stderr)
         return 2
-    report = replay(args.repo.resolve(), max(1, args.commits))
+    report = replay(args.repo.resolve(), args.commits)
     print(json.dumps(report, indent=2)) if args.json else _print(report)
     return 1 if report["mismatched_steps"] else 0

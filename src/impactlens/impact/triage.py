@@ -451,10 +451,12 @@ def triage(
             t = test_by_id.get(r.entity)
             reason = cause_label(change, r.entity, t.relation if t else "TESTS", test=True)
         else:
-            reason = cause_label(change, r.entity, "co-change") + (
-                f" (admitted by co-change, score {r.co_change_score}; "
-                + ("its file references the changed entity)" if co > r.co_change_score
-                   else "no structural edge)"))
+            # soft evidence only: history, not an obligation (never "must")
+            reason = (f"{change.change_type.value} changed ({change.what or 'changed'}) → "
+                      f"{r.file} has changed together with {change.file} (co-change score "
+                      f"{r.co_change_score}; "
+                      + ("its file references the changed entity)" if co > r.co_change_score
+                         else "no structural edge)"))
         if why:
             reason += f"; {why}"
         if bucket is Bucket.LOW and m is not None and r.lex < settings.lex_min:

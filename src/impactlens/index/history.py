@@ -471,12 +471,12 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
     store.set_meta(_META_SHALLOW, json.dumps(sorted(boundary)))
 
     total = store.history_count()
-    parts = [f"history: {total} commits indexed ({new} new"]
-    parts.append(f", {removed} no longer reachable dropped)" if removed else ")")
-    notes = ["".join(parts)]
+    notes = [f"history: {total} commits indexed ({_news(new, removed)})"]
     if shallow:
-        notes.append(f"shallow clone: only the {total} commits present are used for co-change "
-                     "(run `git fetch --unshallow` for the full history)")
+        usable = max(total - len(boundary), 0)  # a boundary commit's parent is absent: no diff
+        notes.append(f"shallow clone: co-change uses the {usable} of {total} commits present "
+                     "whose parent is present too (`git fetch --unshallow` for the full "
+                     "history)")
     if truncated:
         notes.append(f"only the newest {settings.history_max_commits} commits are mined "
                      "(settings.history_max_commits)")
@@ -499,6 +499,13 @@ def load_history(store: Store, *, before: int | None = None) -> list[CommitRecor
     ]
 
 
+def _news(new: int, removed: int) -> str:
+    return f"{new} new" + (f", {removed} no longer reachable dropped" if removed else "")
+
+
 def history_state(store: Store) -> str:
-    """The note of the last :func:`update_history` run ('' if history was never mined)."""
-    return store.get_meta(_META_STATE) or ""
+    """The note of the last :func:`update_history` run, as of a run that found HEAD where
+    it was: nothing new ('' if history was never mined)."""
+    note = store.get_meta(_META_STATE) or ""
+    return re.sub(r"\(\d+ new(, \d+ no longer reachable dropped)?\)", f"({_news(0, 0)})",
+                  note, count=1)

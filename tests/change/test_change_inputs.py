@@ -286,6 +286,8 @@ def test_parse_as_of():
     assert parse_as_of("2024-01-02") == 1704153600
     assert parse_as_of("2024-01-02T00:00:00Z") == 1704153600
     assert parse_as_of("@1704153600") == 1704153600
+    assert parse_as_of("1704153600") == 1704153600  # a bare epoch, as `date +%s` prints
+    assert parse_as_of("@12345") == 12345  # one reader for the CLI and the API
     with pytest.raises(BadInputError, match="--as-of"):
         parse_as_of("next tuesday")
 

@@ -60,6 +60,7 @@ def test_case_mining_filters_and_seed(make_repo, git_commit):
     root = _repo(make_repo, git_commit)
     cases, info = mine_cases(root, limit=10)
     assert info["candidates"] == 3  # the formatting, rename and real commits (not "Run black")
+    assert info["skipped_message"] == 1  # "Run black", counted where the run reports it
     assert len(cases) == 1
     case = cases[0]
     assert case.message == "f takes a factor k"

@@ -559,3 +559,14 @@ def test_argument_flow_incremental_equals_full(make_repo):
     calls = {(e[0], e[1]) for e in dump(root)["edges"] if e[2] == EdgeKind.CALL.value}
     assert ("app.run.run", "app.kinds.A.go") in calls
     _incremental_equals_full(make_repo, FLOW_BASE, FLOW_EDITS, 4)
+
+
+def test_the_index_never_shows_up_in_git_status(make_repo):
+    import subprocess
+
+    root = make_repo(BASE)
+    Project(root).index()
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                             "--untracked-files=all"], capture_output=True, text=True, check=True)
+    assert status.stdout == ""  # `.impactlens/` ignores itself: `git add -A` adds no database
+    assert (root / ".impactlens" / ".gitignore").read_text().endswith("*\n")

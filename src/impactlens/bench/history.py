@@ -11,8 +11,11 @@ Case filter (tangled commits are the main validity threat)
 A commit is a case when it is a non-merge commit with a parent, touching at most
 ``settings.history_max_files_per_commit`` files in all, whose *semantically changed*
 non-test Python source files number between 2 and ``--cap`` (default 8), and whose
-message is not a mechanical-tool commit (black/isort/pyupgrade/ruff/flake8/pre-commit,
-"reformat", "typo", "lint", version bumps). *Semantically changed* = the file's AST
+subject line does not name a mechanical change (black/isort/pyupgrade/ruff/flake8/
+pre-commit, "format", "typo", "lint", "typing", type hints, version bumps, copyright and
+license headers, "drop python"; see ``_MECHANICAL``). The message filter is broad on
+purpose — a tangled mechanical commit costs more than a lost real one — and the run
+reports how many commits it alone dropped. *Semantically changed* = the file's AST
 differs with docstrings removed — so formatting-only, comment-only, docstring-only and
 rename-only edits (a renamed file whose AST is unchanged) never count, and a commit
 left with fewer than two such files is skipped. Source = ``*.py`` outside tests,
@@ -261,20 +264,27 @@ def _git(repo: Path, *args: str) -> str:
     return gitcmd.run(repo, *args)
 
 
-def candidate_commits(repo: Path, settings: Settings, cap: int) -> list[CommitRecord]:
-    """Non-merge commits with a parent passing the path/size/message filters, newest first."""
+def candidate_commits(repo: Path, settings: Settings, cap: int,
+                      counts: dict[str, int] | None = None) -> list[CommitRecord]:
+    """Non-merge commits with a parent passing the path/size/message filters, newest first.
+    ``counts["skipped_message"]``: those with 2..``cap`` source files that only the message
+    filter dropped (it is broad on purpose: a tangled mechanical commit costs more than a
+    lost real one; the count says what it cost)."""
     shas = _git(repo, "rev-list", "--no-merges", "HEAD").split()
     out = []
+    by_message = 0
     for c in mine_commits(repo, shas):
         if c.n_files == 0 or c.n_files > settings.history_max_files_per_commit:
             continue
-        if _MECHANICAL.search(c.message.splitlines()[0] if c.message else ""):
+        if not 2 <= sum(1 for f in c.files if is_source(f.path)) <= cap:
             continue
-        src = [f for f in c.files if is_source(f.path)]
-        if not 2 <= len(src) <= cap:
+        if _MECHANICAL.search(c.message.splitlines()[0] if c.message else ""):
+            by_message += 1
             continue
         out.append(c)
     out.sort(key=lambda c: (-c.author_time, c.sha))
+    if counts is not None:
+        counts["skipped_message"] = by_message
     return out
 
 
@@ -352,7 +362,8 @@ def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str) -> Case | 
 
 def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first",
                settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, int]]:
-    cands = candidate_commits(repo, settings, cap)
+    counts: dict[str, int] = {}
+    cands = candidate_commits(repo, settings, cap, counts)
     cases: list[Case] = []
     skipped = 0
     for c in cands:
@@ -363,7 +374,7 @@ def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first"
             skipped += 1
             continue
         cases.append(case)
-    return cases, {"candidates": len(cands), "skipped_semantic": skipped}
+    return cases, {"candidates": len(cands), "skipped_semantic": skipped, **counts}
 
 
 # --------------------------------------------------------------- evaluation
@@ -961,7 +972,8 @@ def _metric(files: Sequence[str], gold: Sequence[str], key: str, n: int) -> floa
 def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> str:
     lines = [f"# {repo}: {summary['cases']} cases "
              f"({info.get('candidates', 0)} candidate commits, "
-             f"{info.get('skipped_semantic', 0)} skipped by the semantic filter)"]
+             f"{info.get('skipped_semantic', 0)} skipped by the semantic filter"
+             f"{_by_message(info)})"]
     cols = [("recall", "R"), ("precision", "P"), ("f1", "F1"), ("p@1", "P@1"), ("r@1", "R@1"),
             ("p@3", "P@3"), ("r@3", "R@3"), ("p@5", "P@5"), ("r@5", "R@5"),
             ("f1@matched", "F1@n"), ("predicted_files", "|pred|"), ("distance", "dist"),
@@ -990,6 +1002,11 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
     return "\n".join(lines)
 
 
+def _by_message(info: Mapping[str, Any]) -> str:
+    n = info.get("skipped_message")  # not in runs saved before it was counted
+    return f"; {n} more by the message filter" if n else ""
+
+
 def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> str:
     """The README table of one repository."""
     cols = [("r@1", "R@1"), ("p@1", "P@1"), ("r@3", "R@3"), ("p@3", "P@3"), ("r@5", "R@5"),
@@ -999,7 +1016,8 @@ def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) ->
             ("sym_recall", "sym R"), ("sym_precision", "sym P"),
             ("breaking_caught", "breaking caught"), ("selection_ratio", "selected")]
     out = [f"**{repo}** — {summary['cases']} cases from {info.get('candidates', 0)} candidate "
-           f"commits ({info.get('skipped_semantic', 0)} skipped by the semantic filter)", "",
+           f"commits ({info.get('skipped_semantic', 0)} skipped by the semantic filter"
+           f"{_by_message(info)})", "",
            "| method | " + " | ".join(label for _, label in cols) + " |",
            "|---|" + "---:|" * len(cols)]
     for m, row in summary["methods"].items():
@@ -1094,7 +1112,7 @@ def _load_saved(paths: Sequence[Path]) -> tuple[str, dict[str, Any], list[CaseRe
     if len(saved) == 1:
         return saved[0]["repo"], saved[0]["info"], rows
     info = {k: sum(int(d["info"].get(k, 0)) for d in saved)
-            for k in ("candidates", "skipped_semantic")}
+            for k in ("candidates", "skipped_semantic", "skipped_message")}
     return "pooled: " + ", ".join(d["repo"] for d in saved), info, rows
 
 

@@ -19,7 +19,7 @@ import time
 import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from impactlens.change import git
@@ -121,30 +121,13 @@ def _read_worktree(root: Path, path: str) -> str | None:
 
 
 def parse_as_of(value: str | int | float | datetime | date | None) -> int | None:
-    """``--as-of``: ISO date/datetime, ``@EPOCH`` or an integer epoch → epoch seconds."""
+    """``--as-of`` → epoch seconds (``None``/empty: not given); read by
+    :func:`impactlens.impact.cochange.cut_time`."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool):
-        raise BadInputError(f"--as-of: not a date: {value!r}")
-    if isinstance(value, int | float):
-        return int(value)
-    if isinstance(value, datetime):
-        dt = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return int(dt.timestamp())
-    if isinstance(value, date):
-        return int(datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp())
-    s = str(value).strip()
-    if re.fullmatch(r"@?\d{9,11}", s):
-        return int(s.lstrip("@"))
-    try:
-        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadInputError(
-            f"--as-of: cannot read {s!r} as a date (use YYYY-MM-DD, an ISO datetime or @EPOCH)"
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return int(dt.timestamp())
+    from impactlens.impact.cochange import cut_time  # numpy-backed BM25: imported when needed
+
+    return cut_time(value)
 
 
 def _finish(

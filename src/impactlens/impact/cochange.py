@@ -130,7 +130,8 @@ def tokenize(text: str) -> list[str]:
 
 def cut_time(as_of: object = None) -> int:
     """The anti-leakage cut as epoch seconds: ``None`` = now; an int/float epoch; a
-    ``datetime``/``date`` (naive = UTC); or text: ``@EPOCH``, ``YYYY-MM-DD`` or ISO 8601."""
+    ``datetime``/``date`` (naive = UTC); or text: ``@EPOCH``, a bare 9–11 digit epoch,
+    ``YYYY-MM-DD`` or ISO 8601 (naive = UTC). The one reader of ``--as-of``."""
     if as_of is None:
         return int(time.time())
     if isinstance(as_of, bool):
@@ -143,8 +144,8 @@ def cut_time(as_of: object = None) -> int:
     if isinstance(as_of, date):
         return int(datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC).timestamp())
     text = str(as_of).strip()
-    if text.startswith("@") and text[1:].lstrip("-").isdigit():
-        return int(text[1:])
+    if re.fullmatch(r"@-?\d+|\d{9,11}", text):
+        return int(text.lstrip("@"))
     try:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

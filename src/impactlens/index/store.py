@@ -7,6 +7,7 @@ previous index intact and readable.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
 import re
@@ -163,6 +164,15 @@ class StoreError(ImpactlensError):
     """A problem with the index file itself (missing, stale schema, corrupt)."""
 
 
+def _ignore_in_git(directory: Path) -> None:
+    """An index directory ignores itself (as ``.pytest_cache`` does): a ``git add -A`` in
+    the repository must not commit a database."""
+    ignore = directory / ".gitignore"
+    if directory.name == INDEX_DIRNAME and not ignore.exists():
+        with contextlib.suppress(OSError):  # a read-only checkout keeps working
+            ignore.write_text("# created by impactlens: the index is local, never committed\n*\n")
+
+
 def index_path(root: Path) -> Path:
     return root / INDEX_DIRNAME / INDEX_FILENAME
 
@@ -266,6 +276,7 @@ class Store:
         if not exists and not create:
             raise StoreError(f"{path}: no index here; run `impactlens index` first")
         path.parent.mkdir(parents=True, exist_ok=True)
+        _ignore_in_git(path.parent)
         try:
             conn = sqlite3.connect(str(path), timeout=_BUSY_TIMEOUT_MS / 1000,
                                    isolation_level=None)

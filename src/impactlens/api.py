@@ -12,24 +12,35 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from impactlens.errors import NotARepositoryError
+from impactlens.errors import BadInputError, NotARepositoryError
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
 from impactlens.index.store import Store, index_path
 from impactlens.model import IndexSummary, Node, UnresolvedSite
-from impactlens.settings import DEFAULT, Settings
+from impactlens.settings import DEFAULT, Settings, from_pyproject
 
-__all__ = ["Project"]
+__all__ = ["Project", "repository_settings"]
+
+
+def repository_settings(root: Path, base: Settings = DEFAULT) -> Settings:
+    """``base`` with ``root/pyproject.toml``'s ``[tool.impactlens]`` applied; a wrong
+    entry is a :class:`BadInputError` naming it."""
+    try:
+        return from_pyproject(root, base)
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
 
 
 class Project:
     """A repository under analysis, with its index at ``ROOT/.impactlens/index.db``."""
 
-    def __init__(self, root: str | Path, settings: Settings = DEFAULT) -> None:
+    def __init__(self, root: str | Path, settings: Settings | None = None) -> None:
+        """``settings``: ``None`` = the defaults with the repository's own
+        ``[tool.impactlens]`` (its ``pyproject.toml``) applied."""
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotARepositoryError(f"{root}: not a directory")
-        self.settings = settings
+        self.settings = settings if settings is not None else repository_settings(self.root)
         self._store: Store | None = None
 
     # ------------------------------------------------------------------ index

@@ -1,12 +1,17 @@
 """Every tunable constant of the impact spec and the index, in one place.
 
-Defaults are the numbers of the build contract (``000_*`` §3–§4). Override per
-run with :func:`Settings.replace` or from the CLI; nothing else hard-codes them.
+Defaults are the numbers of the build contract (``000_*`` §3–§4). Override them for a
+repository in its ``pyproject.toml`` (``[tool.impactlens]``, :func:`from_pyproject`),
+for one run with ``impactlens --set NAME=VALUE …`` (:func:`override`), or from Python
+with :meth:`Settings.replace`; nothing else hard-codes them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -166,3 +171,72 @@ class Settings:
 
 
 DEFAULT = Settings()
+
+
+def _scalar_fields() -> dict[str, type]:
+    """The settings a file or a flag may set: the numbers and switches (not the tables,
+    the channel set or the tokenizer's name)."""
+    return {f.name: type(getattr(DEFAULT, f.name)) for f in fields(Settings)
+            if isinstance(getattr(DEFAULT, f.name), bool | int | float)}
+
+
+def with_values(settings: Settings, values: Mapping[str, Any]) -> Settings:
+    """``settings`` with ``values`` (name → number, bool, or their text) set, each read as
+    its field's type. ``ValueError`` names an unknown setting or an unreadable value."""
+    known = _scalar_fields()
+    changes: dict[str, Any] = {}
+    for name, value in values.items():
+        kind = known.get(name)
+        if kind is None:
+            raise ValueError(f"{name!r}: no such numeric or on/off setting")
+        changes[name] = _read(name, kind, value)
+    return settings.replace(**changes)
+
+
+def _read(name: str, kind: type, value: Any) -> Any:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return text in ("1", "true", "yes", "on")
+    elif not isinstance(value, bool):
+        try:
+            number = kind(value)
+        except (TypeError, ValueError):
+            pass
+        else:
+            if kind is float or float(value) == number:  # 2.5 is no int setting
+                return number
+    raise ValueError(f"{name}={value!r}: not a {kind.__name__}")
+
+
+def override(settings: Settings, pairs: Sequence[str]) -> Settings:
+    """``settings`` with ``NAME=VALUE`` pairs (``--set``) applied."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise ValueError(f"{pair!r}: not NAME=VALUE")
+        values[name.strip()] = text.strip()
+    return with_values(settings, values)
+
+
+def from_pyproject(root: Path, settings: Settings = DEFAULT) -> Settings:
+    """``settings`` with the ``[tool.impactlens]`` table of ``root/pyproject.toml`` applied
+    (none, or no such table: unchanged). ``ValueError`` says what in the file is wrong."""
+    path = root / "pyproject.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return settings
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read ({exc})") from None
+    table = data.get("tool", {}).get("impactlens", {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: [tool.impactlens] is not a table")
+    try:
+        return with_values(settings, table)
+    except ValueError as exc:
+        raise ValueError(f"{path} [tool.impactlens]: {exc}") from None
+

@@ -258,18 +258,6 @@ def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, cap
     assert gitcmd.run(root, "worktree", "list").count("\n") == 1  # temporary worktree gone
 
 
-def test_bench_setting_overrides():
-    from impactlens.bench.history import override
-    from impactlens.settings import DEFAULT
-
-    got = override(DEFAULT, ["cochange_symbol_weight=1", "max_depth=2",
-                             "history_first_parent=true"])
-    assert (got.cochange_symbol_weight, got.max_depth, got.history_first_parent) == (1.0, 2, True)
-    for bad in ("no_such_setting=1", "channels=walk", "max_depth"):
-        with pytest.raises(ValueError):
-            override(DEFAULT, [bad])
-
-
 def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
     from impactlens.bench.history import _PLUGIN, run_suite
 

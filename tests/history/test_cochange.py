@@ -355,3 +355,25 @@ def test_a_weak_partner_falls_to_low_risk_end_to_end(make_repo, git_commit):
     [d] = [e for e in on.low_risk if e.file == "pkg/d.py"]
     assert "weaker than 0.5 of the strongest candidate's evidence" in d.reason
     assert 0.3 <= d.conf < 0.5 * on.may_impact[0].conf
+
+
+def test_a_pure_addition_still_lists_its_files_partners(make_repo, git_commit):
+    """Nothing references a new function (§3.2: no reverse obligation), but the history of
+    the file it is added to still says what usually changes with it: soft, never MUST."""
+    from impactlens.api import Project
+
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "A = 0\n", "pkg/b.py": "B = 0\n"},
+                     date=day(0))
+    for i in range(1, 5):
+        git_commit(root, {"pkg/a.py": f"A = {i}\n", "pkg/b.py": f"B = {i}\n"},
+                   f"parser step {i}", date=day(i))
+    with Project(root) as p:
+        p.index()
+        tri = p.analyze_before_after("pkg/a.py", "A = 4\n",
+                                     "A = 4\n\n\ndef brand_new():\n    return A\n",
+                                     task="parser", refresh=False).triage
+    assert tri.must_inspect == ()
+    assert [(e.file, e.hard) for e in tri.may_impact] == [("pkg/b.py", False)]
+    assert "has changed together with pkg/a.py" in tri.may_impact[0].reason
+    [new] = tri.low_risk
+    assert new.entity == "pkg.a.brand_new" and "no reverse obligation" in new.reason

@@ -103,7 +103,7 @@ from impactlens.index import child_trace
 from impactlens.index.discover import is_source, is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
 from impactlens.index.recording import base_test_id
-from impactlens.settings import DEFAULT, Settings
+from impactlens.settings import DEFAULT, Settings, override
 
 KS = (1, 3, 5)
 CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named")
@@ -1126,22 +1126,6 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
     os.replace(tmp, path)
-
-
-def override(settings: Settings, pairs: Sequence[str]) -> Settings:
-    """``settings`` with ``NAME=VALUE`` numeric/boolean fields replaced (the value is read
-    as the field's current type)."""
-    changes: dict[str, Any] = {}
-    for pair in pairs:
-        name, _, text = pair.partition("=")
-        current = getattr(settings, name.strip(), None)
-        if not isinstance(current, int | float) or not text:
-            raise ValueError(f"{pair!r}: not NAME=VALUE of a numeric setting")
-        if isinstance(current, bool):
-            changes[name.strip()] = text.strip().lower() in ("1", "true", "yes", "on")
-        else:
-            changes[name.strip()] = type(current)(text)
-    return settings.replace(**changes)
 
 
 def _unusable(repo: Path, out: Path | None) -> str:

@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 
 from impactlens.api import Project
-from impactlens.cli.common import echo_json, is_tty, main, repo_option
+from impactlens.cli.common import echo_json, is_tty, main, open_project, repo_option
 from impactlens.errors import BadInputError, ImpactlensError
 from impactlens.llm.cli_options import LLMOptions, llm_options, next_edit_lines, run_llm_step
 
@@ -84,7 +84,7 @@ def _change_kwargs(
 def _project(repo: Path) -> Project:
     if not repo.is_dir():
         raise BadInputError(f"{repo}: repository directory not found")
-    return Project(repo)
+    return open_project(repo)
 
 
 def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, Any]:
@@ -217,7 +217,7 @@ def demo_cmd(keep: bool, fmt: str) -> None:
         err = Console(stderr=True, highlight=False)
         if fmt == "terminal":
             err.print(f"[dim]demo repository: {repo}[/dim]")
-        with Project(repo) as project:
+        with open_project(repo) as project:
             summary = project.index()
             if fmt == "terminal":
                 err.print(f"[dim]indexed {summary.files} files: {summary.symbols} symbols, "

@@ -6,12 +6,16 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from impactlens import __version__
-from impactlens.errors import ImpactlensError
+from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.settings import DEFAULT, override
+
+if TYPE_CHECKING:
+    from impactlens.api import Project
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,8 +36,26 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="impactlens")
-def main() -> None:
+@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
+              help="Override a numeric or on/off setting for this run (repeatable), over "
+                   "the repository's [tool.impactlens] in pyproject.toml.")
+@click.pass_context
+def main(ctx: click.Context, overrides: tuple[str, ...]) -> None:
     """impactlens — what else does this edit reach, and which tests must re-run?"""
+    ctx.obj = {"overrides": overrides}
+
+
+def open_project(repo: Path) -> Project:
+    """The project at ``repo`` with its ``[tool.impactlens]`` and this run's ``--set``."""
+    from impactlens.api import Project, repository_settings
+
+    ctx = click.get_current_context(silent=True)
+    pairs = ((ctx.find_root().obj or {}).get("overrides", ()) if ctx else ())
+    settings = repository_settings(repo) if repo.is_dir() else DEFAULT
+    try:
+        return Project(repo, override(settings, pairs))
+    except ValueError as exc:
+        raise BadInputError(f"--set {exc}") from None
 
 
 def repo_option(f: F) -> F:

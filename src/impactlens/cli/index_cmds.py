@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from impactlens.api import Project
-from impactlens.cli.common import echo_json, is_tty, main, repo_option
+from impactlens.cli.common import echo_json, is_tty, main, open_project, repo_option
 from impactlens.index.indexer import ProgressFn
 from impactlens.index.queries import DEPTH_LABELS
 from impactlens.index.recording import spawn_summary
@@ -71,7 +71,7 @@ def print_summary(s: IndexSummary) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def index_cmd(path: Path, full: bool, as_json: bool) -> None:
     """Index the Python repository at PATH (default: the current directory)."""
-    project = Project(path)
+    project = open_project(path)
     summary = run_index(project, full=full, quiet=as_json)
     if as_json:
         echo_json({**summary.as_json(), "notes": list(summary.notes)})
@@ -92,7 +92,7 @@ def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -
     project ran is known too); afterwards `analyze` and `pytest --impact` select, for a
     change to a function, only the tests that ran it — for a body edit, only those that
     ran the changed statements — while the files those tests ran are unchanged."""
-    code, info = Project(repo).record_tests(pytest_args, lines=not functions_only)
+    code, info = open_project(repo).record_tests(pytest_args, lines=not functions_only)
     if info is None:
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")
     failed = f"; pytest exited with code {code}" if code else ""
@@ -101,7 +101,7 @@ def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -
 
 
 def _fresh(repo: Path) -> Project:
-    project = Project(repo)
+    project = open_project(repo)
     with progress_bar(is_tty()) as progress:
         project.refresh(progress)
     return project

@@ -7,8 +7,7 @@ from typing import Any
 
 import click
 
-from impactlens.api import Project
-from impactlens.cli.common import echo_json, main, repo_option
+from impactlens.cli.common import echo_json, main, open_project, repo_option
 from impactlens.errors import BadInputError
 
 
@@ -74,7 +73,7 @@ def slice_cmd(location: str, direction: str, depth: int, no_index: bool, as_json
               repo: Path) -> None:
     """Statements affected by (or affecting) FILE:LINE — a program-dependence slice."""
     path, line = _parse_location(location)
-    project = Project(repo)
+    project = open_project(repo)
     result = project.slice(path, line, direction, depth, use_index=not no_index)
     if as_json:
         echo_json(result)

@@ -91,7 +91,11 @@ def run_pipeline(
         if ch.change_type is ChangeType.ADD:  # no obligation; only what the new node runs in
             hits: list = (added_tests(graph, ch, modules[ch.file], settings)
                           if "testmap" in channels else [])
-            ranked: list = []
+            # nothing references a new node, but its file's history still speaks: the
+            # partners co-change admits (soft, never MUST) are what usually changes with it
+            ranked: list = rank(graph, seed, ch.after_sig, result, [],
+                                dict(scoring.get(ch.file, ())), module_of=module_of,
+                                exclude_files=edited_files, settings=settings)
         else:
             reach = test_sources(graph, found, [seed, *(m.entity for m in result.members)],
                                  settings.max_hidden_sources)

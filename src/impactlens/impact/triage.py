@@ -420,11 +420,13 @@ def triage(
 ) -> list[TriageEntry]:
     """Triage entries of one atomic change (all buckets), ordered bucket, conf desc.
     ``graph`` supplies the distance-1 neighbours' signatures (override consistency)."""
-    if change.change_type is ChangeType.ADD:
-        return [TriageEntry(
+    out: list[TriageEntry] = []
+    if change.change_type is ChangeType.ADD:  # §3.2: no reverse obligation; `ranked` holds
+        # only its file's co-change partners, soft evidence triaged as any other
+        out.append(TriageEntry(
             entity=seed, file=change.file, conf=0.0, bucket=Bucket.LOW, distance=0,
             reason=(f"add changed ({change.what}) → nothing references it yet "
-                    "(no reverse obligation)"))]
+                    "(no reverse obligation)")))
     walked = {m.entity: m for m in result.members}
     test_by_id = {t.test_id: t for t in tests}
     near: dict[str, Node] = {}
@@ -433,7 +435,6 @@ def triage(
             {R.OVERRIDES, R.OVERRIDDEN_BY} & set(m.admitting_relations)))
     dependents = dependent_files(graph, seed, settings)
     sole = sole_caller_file(graph, seed, change.file, settings)
-    out: list[TriageEntry] = []
     for r in ranked:
         m = walked.get(r.entity)
         verdict, why = NONE, ""

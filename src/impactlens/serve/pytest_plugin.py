@@ -152,16 +152,17 @@ def _repo_id(item: pytest.Item, root: Path) -> tuple[str, str]:
 def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any], list[Any], str]:
     from dataclasses import replace
 
-    from impactlens.api import Project
+    from impactlens.api import Project, repository_settings
     from impactlens.errors import ImpactlensError
-    from impactlens.settings import DEFAULT
 
     rev = config.getoption("impact_rev")
     min_conf = config.getoption("impact_min_conf")
-    settings = DEFAULT if min_conf is None else replace(DEFAULT, test_map_min=min_conf)
     root = _repo_root(Path(config.rootpath))
     what = f"revision {rev}" if rev else "the working tree"
     try:
+        settings = repository_settings(root)
+        if min_conf is not None:
+            settings = replace(settings, test_map_min=min_conf)
         with Project(root, settings) as project:
             change = project.proposed_change(rev=rev) if rev else project.proposed_change()
             changed = set(change.paths) | set(change.other_files)

@@ -206,10 +206,11 @@ class Project:
         cut = cut_time(as_of)
         store = self.store
         state = history_state(store)
-        result = co_change(
-            load_history(store, before=cut), edited_files, task=task, cut=cut,
+        history = load_history(store)
+        result = co_change(  # partners named as the indexed tree has them, whatever the cut
+            history, edited_files, task=task, cut=cut,
             settings=self.settings, exists=lambda p: store.file_record(p) is not None,
-            symbols=symbols,
+            symbols=symbols, renamed_since=[c for c in history if c.author_time >= cut],
         )
         if not state:
             state = "history: not mined yet (run `impactlens index`); co-change channel empty"

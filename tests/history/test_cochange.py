@@ -164,6 +164,12 @@ def test_renames_followed(make_repo, git_commit, tmp_path):
     assert partners(commits, "b.py", cut=epoch(2)) == {"old.py": 0.6666}  # before the rename
     assert "old.py" not in partners(commits, "b.py")  # named as of the cut
     assert "new.py" in partners(commits, "b.py")
+    # a past cut on today's tree (`--as-of`): the evidence is the cut's, the name today's
+    got = co_change(commits, ["b.py"], cut=epoch(2), renamed_since=commits,
+                    exists=lambda p: p != "old.py")
+    assert dict(got.candidates["b.py"]) == {"new.py": 0.6666}
+    # the rename counts for nothing else: the commits at and after the cut form no pairs
+    assert got.commits_used == 1
 
 
 def test_split_file_history_counts_for_both_heirs(make_repo, git_commit, tmp_path):
@@ -231,6 +237,21 @@ def test_project_index_mines_history_and_co_change_cuts(make_repo, git_commit):
         assert any("4 commits indexed (1 new)" in n for n in again.notes)
         same = p.index()  # HEAD has not moved: nothing mined, and the note says so
         assert any("4 commits indexed (0 new)" in n for n in same.notes)
+
+
+def test_as_of_on_todays_tree_names_a_partner_renamed_since(make_repo, git_commit):
+    from impactlens.api import Project
+
+    root = make_repo({"a.py": "A = 0\n", "old.py": "".join(f"V{i} = {i}\n" for i in range(30))},
+                     date=day(0))
+    git_commit(root, {"a.py": "A = 1\n", "old.py": (root / "old.py").read_text() + "W = 1\n"},
+               "a with old", date=day(1))
+    git_commit(root, {"old.py": None, "new.py": (root / "old.py").read_text()}, "rename",
+               date=day(5))
+    with Project(root) as p:
+        p.index()
+        cut, _ = p.co_change(["a.py"], as_of="2024-01-04")  # before the rename
+        assert dict(cut["a.py"]) == {"new.py": 0.6666}  # old.py is gone from the tree
 
 
 def test_project_without_git_has_an_empty_channel_and_says_so(tmp_path):

@@ -167,10 +167,12 @@ class _Named:
     origin: dict[str, str]
 
 
-def _names_at_cut(commits: Sequence[CommitRecord]) -> list[_Named]:
+def _names_at_cut(commits: Sequence[CommitRecord], later: Sequence[CommitRecord] = ()
+                   ) -> list[_Named]:
     """Each commit (oldest first) with its files and their touched definitions named as at
     the cut: renames of files, and of definitions within a file, are followed newest first,
-    so an old name maps to the name at the cut.
+    so an old name maps to the name at the cut — or, given the commits ``later`` than the
+    cut, to the name the tree under analysis has (their renames only: none of their pairs).
 
     A *split* — a file moved away and its path written again by a later commit (flask moved
     ``app.py`` to ``sansio/app.py``, then re-created ``app.py`` with half of it) — leaves
@@ -178,6 +180,8 @@ def _names_at_cut(commits: Sequence[CommitRecord]) -> list[_Named]:
     alias: dict[str, tuple[str, ...]] = {}
     sym_alias: dict[tuple[str, str], str] = {}  # (file at the cut, old def name) → name
     written: set[str] = set()  # paths written by the commits newer than the one at hand
+    for c in sorted(later, key=lambda c: (c.author_time, c.sha), reverse=True):
+        _follow(c, alias, sym_alias, written)
     out: list[_Named] = []
     for c in reversed(commits):
         churn: dict[str, int] = {}
@@ -190,17 +194,23 @@ def _names_at_cut(commits: Sequence[CommitRecord]) -> list[_Named]:
                 symbols[name] = symbols.get(name, frozenset()) | touched
                 origin[name] = f.path
         out.append(_Named(c, churn, symbols, origin))
-        for f in c.files:
-            names = alias.get(f.path, (f.path,))
-            for name in names:
-                for old, new in f.renamed:
-                    sym_alias[(name, old)] = sym_alias.get((name, new), new)
-            if f.old_path and f.old_path != f.path:
-                kept = alias.get(f.old_path, (f.old_path,)) if f.old_path in written else ()
-                alias[f.old_path] = tuple(dict.fromkeys((*names, *kept)))
-        written.update(f.path for f in c.files)
+        _follow(c, alias, sym_alias, written)
     out.reverse()
     return out
+
+
+def _follow(c: CommitRecord, alias: dict[str, tuple[str, ...]],
+            sym_alias: dict[tuple[str, str], str], written: set[str]) -> None:
+    """Fold commit ``c``'s file and definition renames into the name maps (newest first)."""
+    for f in c.files:
+        names = alias.get(f.path, (f.path,))
+        for name in names:
+            for old, new in f.renamed:
+                sym_alias[(name, old)] = sym_alias.get((name, new), new)
+        if f.old_path and f.old_path != f.path:
+            kept = alias.get(f.old_path, (f.old_path,)) if f.old_path in written else ()
+            alias[f.old_path] = tuple(dict.fromkeys((*names, *kept)))
+    written.update(f.path for f in c.files)
 
 
 def _is_test(path: str) -> bool:
@@ -222,14 +232,18 @@ def co_change(
     settings: Settings = DEFAULT,
     exists: Callable[[str], bool] | None = None,
     symbols: Mapping[str, Iterable[str]] | None = None,
+    renamed_since: Sequence[CommitRecord] = (),
 ) -> CoChange:
     """Co-change candidates of every edited file from the commits authored before ``cut``;
-    ``symbols`` names, per edited file, the definitions the edit changes (leaf names)."""
+    ``symbols`` names, per edited file, the definitions the edit changes (leaf names).
+    Partners are named as at the cut, or, with ``renamed_since`` (the commits from the cut
+    to the tree under analysis, which ``exists`` checks), as that tree names them: those
+    commits count for nothing but their renames."""
     edited_set = sorted(set(edited))
     before = sorted((c for c in commits if c.author_time < cut),
                     key=lambda c: (c.author_time, c.sha))
     cap = settings.history_max_files_per_commit
-    named = _names_at_cut(before)
+    named = _names_at_cut(before, [c for c in renamed_since if c.author_time >= cut])
     # a root commit's diff is the whole initial import: no evidence of coupling
     usable = [n for n in named if n.churn and n.commit.n_files <= cap and n.commit.parents]
     sweeping = sum(1 for n in named if n.commit.n_files > cap)

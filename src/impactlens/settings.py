@@ -208,7 +208,8 @@ def _read(name: str, kind: type, value: Any) -> Any:
         else:
             if kind is float or float(value) == number:  # 2.5 is no int setting
                 return number
-    raise ValueError(f"{name}={value!r}: not a {kind.__name__}")
+    what = {bool: "true or false", int: "an integer", float: "a number"}[kind]
+    raise ValueError(f"{name}={value!r}: not {what}")
 
 
 def override(settings: Settings, pairs: Sequence[str]) -> Settings:

@@ -74,3 +74,14 @@ def test_the_sweeping_commit_cap_from_pyproject_and_from_set(make_repo, git_comm
         root, "--set", "history_max_files_per_commit=50")  # --set wins over the file
     bad = CliRunner().invoke(main, ["--set", "max_depht=2", "analyze", "--repo", str(root)])
     assert bad.exit_code == 2 and "max_depht" in bad.output
+
+
+def test_the_mcp_server_runs_with_the_runs_settings(tmp_path):
+    from impactlens.serve.mcp_server import _Backend
+
+    (tmp_path / "pyproject.toml").write_text("[tool.impactlens]\nmax_depth = 2\n")
+    assert _Backend(tmp_path).project.settings.max_depth == 2  # the repository's own
+    given = DEFAULT.replace(max_depth=1)
+    assert _Backend(tmp_path, given).project.settings is given  # `impactlens --set … mcp`
+    bad = CliRunner().invoke(main, ["--set", "max_depth=x", "mcp", str(tmp_path)])
+    assert bad.exit_code == 2 and "max_depth='x': not an integer" in bad.output

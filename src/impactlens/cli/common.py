@@ -12,7 +12,7 @@ import click
 
 from impactlens import __version__
 from impactlens.errors import BadInputError, ImpactlensError
-from impactlens.settings import DEFAULT, override
+from impactlens.settings import DEFAULT, Settings, override
 
 if TYPE_CHECKING:
     from impactlens.api import Project
@@ -45,17 +45,24 @@ def main(ctx: click.Context, overrides: tuple[str, ...]) -> None:
     ctx.obj = {"overrides": overrides}
 
 
-def open_project(repo: Path) -> Project:
-    """The project at ``repo`` with its ``[tool.impactlens]`` and this run's ``--set``."""
-    from impactlens.api import Project, repository_settings
+def run_settings(repo: Path) -> Settings:
+    """The settings of this run at ``repo``: its ``[tool.impactlens]``, then ``--set``."""
+    from impactlens.api import repository_settings
 
     ctx = click.get_current_context(silent=True)
     pairs = ((ctx.find_root().obj or {}).get("overrides", ()) if ctx else ())
     settings = repository_settings(repo) if repo.is_dir() else DEFAULT
     try:
-        return Project(repo, override(settings, pairs))
+        return override(settings, pairs)
     except ValueError as exc:
         raise BadInputError(f"--set {exc}") from None
+
+
+def open_project(repo: Path) -> Project:
+    """The project at ``repo`` with :func:`run_settings`."""
+    from impactlens.api import Project
+
+    return Project(repo, run_settings(repo))
 
 
 def repo_option(f: F) -> F:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from impactlens.cli.common import main
+from impactlens.cli.common import main, run_settings
 from impactlens.errors import BadInputError
 
 
@@ -23,4 +23,4 @@ def mcp_cmd(path: Path) -> None:
         raise BadInputError(f"{path}: repository directory not found")
     from impactlens.serve.mcp_server import serve_stdio
 
-    serve_stdio(path)
+    serve_stdio(path, run_settings(path))

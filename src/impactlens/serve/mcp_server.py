@@ -33,6 +33,7 @@ from typing_extensions import TypedDict  # pydantic needs this one below Python 
 from impactlens import __version__
 from impactlens.api import Project
 from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.settings import Settings
 
 __all__ = ["build_server", "serve_stdio"]
 
@@ -225,8 +226,8 @@ def _jsonable(obj: Any) -> Any:
 class _Backend:
     """One Project, driven from one worker thread."""
 
-    def __init__(self, root: Path) -> None:
-        self.project = Project(root)
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.project = Project(root, settings)
         self.root = self.project.root
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="impactlens")
 
@@ -339,9 +340,10 @@ def _ref(node: Any) -> SymbolRef:
 
 
 # --------------------------------------------------------------- server
-def build_server(root: str | Path) -> Any:
-    """The MCP server for the repository at ``root`` (not yet running)."""
-    backend = _Backend(Path(root))
+def build_server(root: str | Path, settings: Settings | None = None) -> Any:
+    """The MCP server for the repository at ``root`` (not yet running); ``settings``:
+    ``None`` = the repository's own (``[tool.impactlens]``)."""
+    backend = _Backend(Path(root), settings)
     server = _Server(
         name="impactlens", instructions=INSTRUCTIONS, version=__version__,
         log_level="WARNING",
@@ -540,11 +542,11 @@ def build_server(root: str | Path) -> Any:
     return server
 
 
-def serve_stdio(root: str | Path) -> None:
+def serve_stdio(root: str | Path, settings: Settings | None = None) -> None:
     """Run the server on stdin/stdout until the client disconnects."""
     logging.basicConfig(level=os.environ.get("IMPACTLENS_LOG", "WARNING"), stream=sys.stderr)
     os.environ.setdefault("GIT_OPTIONAL_LOCKS", "0")  # `git status` must not touch .git/index
-    server = build_server(root)
+    server = build_server(root, settings)
     try:
         server.run("stdio")
     finally:

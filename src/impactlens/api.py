@@ -17,7 +17,7 @@ from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
 from impactlens.index.store import Store, index_path
 from impactlens.model import IndexSummary, Node, UnresolvedSite
-from impactlens.settings import DEFAULT, Settings, from_pyproject
+from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
 
 __all__ = ["Project", "repository_settings"]
 
@@ -193,13 +193,16 @@ class Project:
 
     def co_change(
         self, edited_files: Iterable[str], task: str = "", as_of: object = None,
-        symbols: Mapping[str, Iterable[str]] | None = None,
+        symbols: Mapping[str, Iterable[str]] | None = None, *, as_indexed: bool = True,
     ) -> tuple[dict[str, list[tuple[str, float]]], str]:
         """§3.4 co-change partners of each edited file from commits authored strictly before
         ``as_of`` (``None`` = now; epoch, ``datetime`` or ISO date), weighted by the BM25
         relevance of each commit message to ``task`` and, when ``symbols`` names the edited
-        definitions per file, by whether a commit touched them. Returns ``({file: [(partner,
-        score)]}, note)``; the note says when the channel is empty and why."""
+        definitions per file, by whether a commit touched them. Files are named as the
+        indexed tree names them (``as_indexed``; a file renamed since the cut under its
+        new name), or as at the cut (a past commit's files, for ``--rev``). Returns
+        ``({file: [(partner, score)]}, note)``; the note says when the channel is empty
+        and why."""
         from impactlens.impact.cochange import co_change, cut_time
         from impactlens.index.history import history_state, load_history
 
@@ -207,10 +210,11 @@ class Project:
         store = self.store
         state = history_state(store)
         history = load_history(store)
-        result = co_change(  # partners named as the indexed tree has them, whatever the cut
+        later = [c for c in history if c.author_time >= cut] if as_indexed else []
+        result = co_change(
             history, edited_files, task=task, cut=cut,
             settings=self.settings, exists=lambda p: store.file_record(p) is not None,
-            symbols=symbols, renamed_since=[c for c in history if c.author_time >= cut],
+            symbols=symbols, renamed_since=later,
         )
         if not state:
             state = "history: not mined yet (run `impactlens index`); co-change channel empty"
@@ -238,7 +242,7 @@ class Project:
             cmd[3:3] = ["-p", "impactlens.serve.pytest_plugin"]
         with tempfile.TemporaryDirectory(prefix="impactlens-start-") as stub:
             # traced from start-up: what a plugin's import of the project ran is recorded
-            env = start_up_env(self.root, Path(stub), lines)
+            env = start_up_env(self.root, Path(stub), lines) | to_env(self.settings)
             code = subprocess.run(cmd, cwd=self.root, env=env, check=False).returncode
         self.close()  # the run wrote the index from another process: reopen it
         after = self.store.recording_info() if index_path(self.root).exists() else None

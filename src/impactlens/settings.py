@@ -8,6 +8,9 @@ with :meth:`Settings.replace`; nothing else hard-codes them.
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -180,17 +183,24 @@ def _scalar_fields() -> dict[str, type]:
             if isinstance(getattr(DEFAULT, f.name), bool | int | float)}
 
 
-def with_values(settings: Settings, values: Mapping[str, Any]) -> Settings:
-    """``settings`` with ``values`` (name → number, bool, or their text) set, each read as
-    its field's type. ``ValueError`` names an unknown setting or an unreadable value."""
+def with_values(settings: Settings, values: Mapping[str, Any], *, typed: bool = False
+                ) -> Settings:
+    """``settings`` with ``values`` (name → number or bool; unless ``typed``, also their
+    text, as ``--set`` gives them) set, each read as its field's type. ``ValueError``
+    names an unknown setting or an unreadable value."""
     known = _scalar_fields()
     changes: dict[str, Any] = {}
     for name, value in values.items():
         kind = known.get(name)
         if kind is None:
             raise ValueError(f"{name!r}: no such numeric or on/off setting")
+        if typed and (isinstance(value, str) or isinstance(value, bool) != (kind is bool)):
+            raise ValueError(f"{name} = {value!r}: not {_WHAT[kind]}")
         changes[name] = _read(name, kind, value)
     return settings.replace(**changes)
+
+
+_WHAT = {bool: "true or false", int: "an integer", float: "a finite number"}
 
 
 def _read(name: str, kind: type, value: Any) -> Any:
@@ -202,14 +212,13 @@ def _read(name: str, kind: type, value: Any) -> Any:
             return text in ("1", "true", "yes", "on")
     elif not isinstance(value, bool):
         try:
-            number = kind(value)
+            number = float(value)
         except (TypeError, ValueError):
             pass
-        else:
-            if kind is float or float(value) == number:  # 2.5 is no int setting
-                return number
-    what = {bool: "true or false", int: "an integer", float: "a number"}[kind]
-    raise ValueError(f"{name}={value!r}: not {what}")
+        else:  # no inf or nan, and 2.5 is no integer setting
+            if math.isfinite(number) and (kind is float or number.is_integer()):
+                return kind(number)
+    raise ValueError(f"{name}={value!r}: not {_WHAT[kind]}")
 
 
 def override(settings: Settings, pairs: Sequence[str]) -> Settings:
@@ -233,11 +242,28 @@ def from_pyproject(root: Path, settings: Settings = DEFAULT) -> Settings:
         return settings
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path}: cannot read ({exc})") from None
-    table = data.get("tool", {}).get("impactlens", {})
+    tool = data.get("tool", {})
+    table = tool.get("impactlens", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ValueError(f"{path}: [tool.impactlens] is not a table")
     try:
-        return with_values(settings, table)
+        return with_values(settings, table, typed=True)
     except ValueError as exc:
         raise ValueError(f"{path} [tool.impactlens]: {exc}") from None
+
+
+SETTINGS_ENV = "IMPACTLENS_SETTINGS"  # a run's settings, for the processes it starts
+
+
+def to_env(settings: Settings) -> dict[str, str]:
+    """The environment entry that hands ``settings``' numbers and switches to a child
+    process (a pytest run whose recorder re-indexes must mine history the same way)."""
+    values = {name: getattr(settings, name) for name in _scalar_fields()}
+    return {SETTINGS_ENV: json.dumps(values, sort_keys=True)}
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Settings | None:
+    """The settings :func:`to_env` handed down, ``None`` when there are none."""
+    text = (os.environ if environ is None else environ).get(SETTINGS_ENV)
+    return with_values(DEFAULT, json.loads(text), typed=True) if text else None
 

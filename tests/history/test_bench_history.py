@@ -124,7 +124,8 @@ def test_ablation_verdict_says_which_way_the_metrics_moved():
     assert ablation_verdict(base | {"precision": 0.1}) == "delete (hurts)"  # removal only helps
     assert ablation_verdict(base | {"recall": -0.05}) == "delete (noise)"  # 5 % is noise
     # without the regression measure, moving nothing on the files decides nothing
-    assert ablation_verdict(base | {"breaking_caught": None}).startswith("undecided")
+    assert ablation_verdict(base | {"breaking_caught": None}).startswith("undecided (noise")
+    assert ablation_verdict({"precision": 0.3}).startswith("undecided (removal helps")
     assert ablation_verdict({"recall": -0.3, "breaking_caught": None}) == "keep"
 
 
@@ -134,7 +135,10 @@ def test_ablation_verdict_deletes_only_what_moved_nothing_or_only_hurt(deltas):
     verdict = ablation_verdict(deltas)
     moved = [d for d in deltas.values() if d is not None and abs(d) > NOISE]
     assert verdict.startswith("keep") == any(d < 0 for d in moved)
-    assert (verdict == "delete (hurts)") == (bool(moved) and all(d > 0 for d in moved))
+    measured = deltas.get("breaking_caught") is not None
+    assert verdict.startswith("delete") == (measured and all(d > 0 for d in moved))
+    assert (verdict == "delete (hurts)") == (measured and bool(moved)
+                                             and all(d > 0 for d in moved))
 
 
 def test_cases_whose_suite_did_not_run_are_counted_apart():
@@ -210,13 +214,15 @@ def test_bad_input_is_one_line_and_exit_2_before_any_case(make_repo, tmp_path, c
         ([str(tmp_path)], "not a git work tree"),
         ([str(empty)], "has no commits"),
         ([str(repo), "--out", str(tmp_path / "no" / "x.json")], "no such directory"),
+        ([str(repo), "--out", str(tmp_path)], "a directory"),
         (["--from-json", str(tmp_path / "none.json")], "cannot read"),
         (["--from-json", str(tmp_path / "info.json")], "not a saved run"),
     ):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1, (argv, err)
-    for argv in (["--limit", "0"], ["--cap", "1"], ["--test-timeout", "0"], ["--limit", "x"]):
+    for argv in (["--limit", "0"], ["--cap", "1"], ["--test-timeout", "0"], ["--limit", "x"],
+                 ["--test-timeout", "nan"], ["--test-timeout", "inf"]):
         with pytest.raises(SystemExit) as exc:
             main([str(repo), *argv])
         assert exc.value.code == 2 and "argument " + argv[0] in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -395,6 +396,37 @@ def test_a_pure_addition_still_lists_its_files_partners(make_repo, git_commit):
                                      task="parser", refresh=False).triage
     assert tri.must_inspect == ()
     assert [(e.file, e.hard) for e in tri.may_impact] == [("pkg/b.py", False)]
-    assert "has changed together with pkg/a.py" in tri.may_impact[0].reason
+    assert tri.may_impact[0].reason.startswith(
+        "added function brand_new → pkg/b.py has changed together with pkg/a.py")
     [new] = tri.low_risk
     assert new.entity == "pkg.a.brand_new" and "no reverse obligation" in new.reason
+
+
+def test_rev_names_files_as_the_commit_had_them(make_repo, git_commit):
+    """`--rev` of a commit whose file was renamed afterwards: its partners are found under
+    the name the commit used, not today's (nor dropped for it)."""
+    from impactlens.api import Project
+
+    body = "".join(f"V{i} = {i}\n" for i in range(30))
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": body, "pkg/p.py": "P = 0\n"},
+                     date=day(0))
+    for i in range(1, 4):
+        git_commit(root, {"pkg/a.py": body + f"A = {i}\n", "pkg/p.py": f"P = {i}\n"},
+                   f"a with p {i}", date=day(i))
+    git_commit(root, {"pkg/a.py": body + "A = 9\n"}, "target", date=day(5))
+    target = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    git_commit(root, {"pkg/a.py": None, "pkg/z.py": body + "A = 9\n"}, "rename", date=day(6))
+    with Project(root) as p:
+        p.index()
+        change = p.proposed_change(rev=target)
+        result = p.analyze(change)
+    assert "pkg/p.py" in {e.file for e in result.triage.may_impact}
+
+
+def test_messages_without_a_weighable_word_weigh_equally(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"}, date=day(0))
+    for i in range(1, 3):  # "a 1", "a 2": no token BM25 keeps
+        git_commit(root, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"a {i}", date=day(i))
+    commits = history(root, tmp_path)
+    assert partners(commits, "a.py", task="tidy the parser") == partners(commits, "a.py")

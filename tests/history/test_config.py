@@ -85,3 +85,24 @@ def test_the_mcp_server_runs_with_the_runs_settings(tmp_path):
     assert _Backend(tmp_path, given).project.settings is given  # `impactlens --set … mcp`
     bad = CliRunner().invoke(main, ["--set", "max_depth=x", "mcp", str(tmp_path)])
     assert bad.exit_code == 2 and "max_depth='x': not an integer" in bad.output
+
+
+def test_set_reaches_index_and_is_refused_where_it_cannot_apply(make_repo, git_commit):
+    root = make_repo({"a.py": "A = 0\n"}, date=day(0))
+    git_commit(root, {"a.py": "A = 1\n"}, "one", date=day(1))
+    got = CliRunner().invoke(main, ["--set", "history_max_commits=1", "index", str(root)])
+    assert got.exit_code == 0 and "only the newest 1 commits are mined" in got.output
+    bench = CliRunner().invoke(main, ["--set", "max_depth=2", "bench", "history", str(root)])
+    assert bench.exit_code == 2 and "does not reach the harnesses" in bench.output
+
+
+def test_a_non_finite_or_string_number_in_pyproject_is_refused(tmp_path):
+    for line, says in (("max_depth = inf", "not an integer"),
+                       ("cochange_min = nan", "not a finite number"),
+                       ('max_depth = "2"', "not an integer"),
+                       ("history_first_parent = 1", "not true or false")):
+        (tmp_path / "pyproject.toml").write_text(f"[tool.impactlens]\n{line}\n")
+        with pytest.raises(BadInputError, match=says):
+            Project(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('tool = "x"\n')
+    assert Project(tmp_path).settings == DEFAULT

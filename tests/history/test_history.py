@@ -37,8 +37,10 @@ def test_incremental_only_new_commits(make_repo, git_commit, tmp_path):
     git_commit(root, {"a.py": "A = 3\n"}, "only a")
     third, commits, note = mine(root, db)
     assert (third.commits, third.new) == (3, 1)
-    assert "3 commits indexed (1 new)" in third.note
-    assert "3 commits indexed (0 new)" in note  # the state as a later run finds it
+    assert "3 commits indexed (1 new)" in third.note == note
+    store = Store.open(db)
+    assert "3 commits indexed (0 new)" in history_state(store, unchanged=True)  # a later run
+    store.close()
     last = commits[-1]
     assert last.message == "only a"
     assert [(f.path, f.added, f.deleted) for f in last.files] == [("a.py", 1, 1)]

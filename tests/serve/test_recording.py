@@ -395,3 +395,19 @@ def test_code_objects_map_to_the_innermost_function_of_their_name() -> None:
              ("C", 8), ("gone", 3)]
     assert code_nodes(codes, nodes) == {("f", 1): "m.f", ("inner", 5): "m.f.inner",
                                         ("m", 9): "m.C.m", ("f", 11): "m.C.f"}
+
+
+def test_a_recording_re_indexes_with_the_runs_own_settings(
+        make_repo: Callable[..., Path]) -> None:
+    """The recorder re-indexes inside pytest: with other settings than the run's it would
+    clear and re-mine the history (its mode changed); handed down, nothing is re-mined."""
+    from impactlens.settings import DEFAULT
+
+    repo = make_repo({**APP, **SEEN})
+    settings = DEFAULT.replace(history_first_parent=True)
+    with Project(repo, settings) as project:
+        project.index()
+        code, info = project.record_tests(["-p", "no:cacheprovider"])
+        assert code == 0 and info is not None
+        again = project.index()
+    assert any("commits indexed (0 new)" in n for n in again.notes), again.notes

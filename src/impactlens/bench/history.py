@@ -103,7 +103,7 @@ from impactlens.index import child_trace
 from impactlens.index.discover import is_source, is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
 from impactlens.index.recording import base_test_id
-from impactlens.settings import DEFAULT, Settings, override
+from impactlens.settings import DEFAULT, Settings, override, to_env
 
 KS = (1, 3, 5)
 CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named")
@@ -265,26 +265,24 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def candidate_commits(repo: Path, settings: Settings, cap: int,
-                      counts: dict[str, int] | None = None) -> list[CommitRecord]:
+                      dropped: list[CommitRecord] | None = None) -> list[CommitRecord]:
     """Non-merge commits with a parent passing the path/size/message filters, newest first.
-    ``counts["skipped_message"]``: those with 2..``cap`` source files that only the message
-    filter dropped (it is broad on purpose: a tangled mechanical commit costs more than a
-    lost real one; the count says what it cost)."""
+    ``dropped`` collects those with 2..``cap`` source files that only the message filter
+    dropped (it is broad on purpose: a tangled mechanical commit costs more than a lost
+    real one; their count bounds what it cost)."""
     shas = _git(repo, "rev-list", "--no-merges", "HEAD").split()
     out = []
-    by_message = 0
     for c in mine_commits(repo, shas):
         if c.n_files == 0 or c.n_files > settings.history_max_files_per_commit:
             continue
         if not 2 <= sum(1 for f in c.files if is_source(f.path)) <= cap:
             continue
         if _MECHANICAL.search(c.message.splitlines()[0] if c.message else ""):
-            by_message += 1
+            if dropped is not None:
+                dropped.append(c)
             continue
         out.append(c)
     out.sort(key=lambda c: (-c.author_time, c.sha))
-    if counts is not None:
-        counts["skipped_message"] = by_message
     return out
 
 
@@ -362,19 +360,24 @@ def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str) -> Case | 
 
 def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first",
                settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, int]]:
-    counts: dict[str, int] = {}
-    cands = candidate_commits(repo, settings, cap, counts)
+    dropped: list[CommitRecord] = []
+    cands = candidate_commits(repo, settings, cap, dropped)
     cases: list[Case] = []
     skipped = 0
+    oldest: int | None = None  # the oldest candidate examined, when the limit stopped it
     for c in cands:
         if len(cases) >= limit:
+            oldest = c.author_time
             break
         case = build_case(repo, c, cap, seed_mode)
         if case is None:
             skipped += 1
             continue
         cases.append(case)
-    return cases, {"candidates": len(cands), "skipped_semantic": skipped, **counts}
+    # counted over the same newest commits the cases came from
+    by_message = sum(1 for d in dropped if oldest is None or d.author_time > oldest)
+    return cases, {"candidates": len(cands), "skipped_semantic": skipped,
+                   "skipped_message": by_message}
 
 
 # --------------------------------------------------------------- evaluation
@@ -508,16 +511,17 @@ def suite_env(wt: Path, *first: Path) -> dict[str, str]:
 
 
 def run_suite(wt: Path, timeout: float, plugin_dir: Path, extra: Sequence[str] = (),
-              ids: Sequence[str] = (), start_up: Path | None = None) -> dict[str, str] | None:
+              ids: Sequence[str] = (), start_up: Path | None = None,
+              settings: Settings | None = None) -> dict[str, str] | None:
     """``{test id: outcome}`` of the work tree's suite, or of the tests ``ids`` only
     (``None`` on timeout; ``{}`` when pytest ended without running anything — a
     ``conftest.py`` or a plugin that imports the package failed to import: every test
     counts as an error, since a seed that breaks the package's own import breaks the whole
     suite, and a parent run with no test passed counts as not run). ``start_up``: a
     directory for the stub that traces the pytest process from its start-up (a recording,
-    as ``impactlens record`` runs it)."""
+    as ``impactlens record`` runs it); ``settings``: the run's, for the recorder's re-index."""
     out = plugin_dir / f"out-{os.getpid()}-{time.monotonic_ns()}.json"
-    env = suite_env(wt, plugin_dir)
+    env = suite_env(wt, plugin_dir) | (to_env(settings) if settings is not None else {})
     if start_up is not None:
         env = child_trace.start_up_env(wt, start_up, env=env)
     env["IMPACTLENS_BENCH_OUT"] = str(out)
@@ -603,7 +607,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                 not_run = "no test passed at the parent (collection failed?)"
             if before_outcomes is not None:
                 recording = _cached_recording(cache, case.sha, wt, store, test_timeout,
-                                              plugin_dir, pytest_args)
+                                              plugin_dir, pytest_args, settings)
         current = {r.path: r.sha256 for r in store.files()}
         for seed in case.seeds:
             module = proj.module_of(seed.file)
@@ -755,7 +759,8 @@ def _cached_suite(cache: Path | None, sha: str, key: str, wt: Path, timeout: flo
 
 
 def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeout: float,
-                      plugin_dir: Path, extra: Sequence[str] = ()) -> Any:
+                      plugin_dir: Path, extra: Sequence[str] = (),
+                      settings: Settings = DEFAULT) -> Any:
     """The parent's recorded test run (``pytest --impact-record``) in ``store``: from the
     cache, else run (and cached). ``None`` when the recording run did not complete."""
     from impactlens.index.recording import Recording
@@ -767,7 +772,7 @@ def _cached_recording(cache: Path | None, sha: str, wt: Path, store: Any, timeou
             store.put_recording([tuple(r) for r in data["rows"]], data["files"], data["tests"],
                                 data["info"])
     elif run_suite(wt, timeout, plugin_dir, [*extra, "--impact-record"],
-                   start_up=_dir(plugin_dir / "start-up")) is None:
+                   start_up=_dir(plugin_dir / "start-up"), settings=settings) is None:
         return None
     elif store.recording_info() is None:
         return None  # the recording run stored nothing (pytest failed to start): not cached
@@ -899,17 +904,15 @@ def ablation_verdict(deltas: Mapping[str, float | None]) -> str:
     :data:`NOISE`. The verdict also says which way it moved: ``keep`` (removal only
     lowers), ``keep (mixed)`` (some up, some down), ``delete (hurts)`` (removal only
     raises: kept by the letter, harmful in fact). Without the regression measure
-    (``breaking_caught`` unmeasured) a channel that moved nothing is ``undecided``: the
-    rule needs the regression rate too."""
+    (``breaking_caught`` unmeasured) a channel whose removal lowers nothing is
+    ``undecided``: the rule needs the regression rate too."""
     down = any(d is not None and d < -NOISE for d in deltas.values())
     up = any(d is not None and d > NOISE for d in deltas.values())
     if down:
         return "keep (mixed)" if up else "keep"
-    if up:
-        return "delete (hurts)"
-    if deltas.get("breaking_caught") is None:
-        return "undecided (noise; regression not measured)"
-    return "delete (noise)"
+    if deltas.get("breaking_caught") is None:  # no deletion without the regression rate
+        return f"undecided ({'removal helps' if up else 'noise'}; regression not measured)"
+    return "delete (hurts)" if up else "delete (noise)"
 
 
 # p@n / f1@n: the stage cut to the baseline's own prediction count on each case (matched size)
@@ -1004,7 +1007,7 @@ def format_table(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> st
 
 def _by_message(info: Mapping[str, Any]) -> str:
     n = info.get("skipped_message")  # not in runs saved before it was counted
-    return f"; {n} more by the message filter" if n else ""
+    return f"; {n} dropped by the message filter in the same span" if n else ""
 
 
 def format_markdown(repo: str, summary: dict[str, Any], info: dict[str, Any]) -> str:
@@ -1132,6 +1135,8 @@ def _unusable(repo: Path, out: Path | None) -> str:
     """Why the run cannot start ('' when it can): checked before hours of cases, not after."""
     if not repo.is_dir():
         return f"{repo}: no such directory"
+    if out is not None and out.is_dir():
+        return f"--out {out}: a directory (give a file name)"
     if out is not None and not out.parent.is_dir():
         return f"--out {out}: no such directory {out.parent}"
     if out is not None and not os.access(out.parent, os.W_OK):

@@ -71,7 +71,9 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
     settings = project.settings
     symbols = (edited_symbols(change.files, project.module_of, settings)
                if settings.weighs_symbols else None)  # σ = 1: no need to classify here
-    got = fn(paths, task=change.task, as_of=change.as_of, symbols=symbols)
+    # a past commit's files are named as then; the other inputs are the indexed tree's
+    got = fn(paths, task=change.task, as_of=change.as_of, symbols=symbols,
+             as_indexed=change.mode != "rev")
     if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], str):
         return got[0], got[1]
     return got, ""

@@ -8,6 +8,7 @@ import sys
 import click
 
 from impactlens.cli.common import main
+from impactlens.errors import BadInputError
 
 # subcommand → module whose main(argv) -> int runs it
 HARNESSES = {
@@ -35,6 +36,10 @@ def _make(name: str, module: str, help_text: str) -> None:
     )
     @click.pass_context
     def _cmd(ctx: click.Context) -> None:
+        if (ctx.find_root().obj or {}).get("overrides"):  # not silently dropped
+            raise BadInputError(f"bench {name}: the root --set does not reach the "
+                                "harnesses (`impactlens bench history … --set NAME=VALUE` "
+                                "takes its own)")
         mod = importlib.import_module(module)
         sys.exit(mod.main(list(ctx.args)))
 

@@ -150,7 +150,8 @@ def cut_time(as_of: object = None) -> int:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise BadInputError(
-            f"--as-of: cannot read {text!r} as a date (use YYYY-MM-DD, ISO 8601 or @EPOCH)"
+            f"--as-of: cannot read {text!r} as a date (use YYYY-MM-DD, ISO 8601, @EPOCH or "
+            "an epoch in seconds)"
         ) from None
     return cut_time(dt)
 
@@ -294,7 +295,10 @@ def _relevance(usable: Sequence[_Named], relevant: Sequence[tuple[int, _Named]],
     query = sorted(set(tokenize(task)))
     if not query or not relevant:
         return rel
-    bm25 = BM25Okapi([tokenize(n.commit.message) for n in usable])
+    docs = [tokenize(n.commit.message) for n in usable]
+    if not any(docs):  # no message has a word BM25 could weigh (and rank_bm25 divides by 0)
+        return rel
+    bm25 = BM25Okapi(docs)
     idx = [i for i, _ in relevant]
     scores = [max(0.0, s) for s in bm25.get_batch_scores(query, idx)]
     top = max(scores)

@@ -407,6 +407,14 @@ def co_change_conf(score: float, dependent: bool, settings: Settings = DEFAULT) 
     return round(score + (1.0 - score) * settings.cochange_proximity, 4)
 
 
+def _what_changed(change: AtomicChange) -> str:
+    """``method-body changed (…)``; an addition says itself (``added function f``)."""
+    if change.change_type is ChangeType.ADD and change.what:
+        return change.what
+    kind = f"{change.change_type.value} changed"
+    return f"{kind} ({change.what})" if change.what else kind
+
+
 def triage(
     change: AtomicChange,
     seed: str,
@@ -453,7 +461,7 @@ def triage(
             reason = cause_label(change, r.entity, t.relation if t else "TESTS", test=True)
         else:
             # soft evidence only: history, not an obligation (never "must")
-            reason = (f"{change.change_type.value} changed ({change.what or 'changed'}) → "
+            reason = (f"{_what_changed(change)} → "
                       f"{r.file} has changed together with {change.file} (co-change score "
                       f"{r.co_change_score}; "
                       + ("its file references the changed entity)" if co > r.co_change_score

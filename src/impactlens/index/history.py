@@ -473,7 +473,8 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
     total = store.history_count()
     notes = [f"history: {total} commits indexed ({_news(new, removed)})"]
     if shallow:
-        usable = max(total - len(boundary), 0)  # a boundary commit's parent is absent: no diff
+        # a stored boundary commit's parent is absent: no diff, no pairs
+        usable = total - len(boundary & store.history_shas())
         notes.append(f"shallow clone: co-change uses the {usable} of {total} commits present "
                      "whose parent is present too (`git fetch --unshallow` for the full "
                      "history)")
@@ -503,9 +504,11 @@ def _news(new: int, removed: int) -> str:
     return f"{new} new" + (f", {removed} no longer reachable dropped" if removed else "")
 
 
-def history_state(store: Store) -> str:
-    """The note of the last :func:`update_history` run, as of a run that found HEAD where
-    it was: nothing new ('' if history was never mined)."""
+def history_state(store: Store, *, unchanged: bool = False) -> str:
+    """The note of the last :func:`update_history` run ('' if history was never mined);
+    ``unchanged``: as a later run that found HEAD where it was reports it (nothing new)."""
     note = store.get_meta(_META_STATE) or ""
+    if not unchanged:
+        return note
     return re.sub(r"\(\d+ new(, \d+ no longer reachable dropped)?\)", f"({_news(0, 0)})",
                   note, count=1)

@@ -436,7 +436,7 @@ class Indexer:
             return []
         if top is not None and head is not None and history_is_current(
                 store, self.root, top, head, self.settings):
-            note = history_state(store)  # HEAD has not moved: nothing to mine
+            note = history_state(store, unchanged=True)  # HEAD has not moved: nothing mined
             return [note] if note else []
         summary = update_history(store, self.root, self.settings)
         note = getattr(summary, "note", "")

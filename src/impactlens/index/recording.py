@@ -380,6 +380,7 @@ class Recorder:
         """Stop tracing, bring the index up to date and store the recording."""
         from impactlens.api import Project
         from impactlens.change import git as gitcmd
+        from impactlens.settings import from_env
 
         self.stop()
         self._settle()  # what ran after the last switch (session teardown)
@@ -393,7 +394,8 @@ class Recorder:
         outcomes = {t: o for t, o in self.outcomes.items() if t not in self.untraced}
         git = gitcmd.is_repository(self.root) and gitcmd.has_head(self.root)
         head = gitcmd.resolve_commit(self.root, "HEAD") if git else ""
-        with Project(self.root) as project:
+        # the run's settings, handed down: a re-index with others would re-mine history
+        with Project(self.root, from_env()) as project:
             project.index()
             return save_recording(project.store, self.root, runs, outcomes, lines,
                                   head=head, preimported=self.preimported,

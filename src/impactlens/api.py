@@ -172,9 +172,10 @@ class Project:
     def task_named(self, task: str, edited_files: Iterable[str], at: str | None = None
                    ) -> dict[str, tuple[tuple[str, str], ...]]:
         """The library files (not ``edited_files``) defining a class, function, method or
-        module-level binding ``task`` names as code: ``{path: ((definition id, name), …)}``
-        (impact/tasknamed.py). With ``at`` (a past change's base) only the definitions
-        that commit's tree has too are kept: the index knows the work tree's."""
+        module-level binding ``task`` names as code, or that are the module it names:
+        ``{path: ((definition or module id, name), …)}`` (impact/tasknamed.py). With ``at``
+        (a past change's base) only what that commit's tree has too is kept: the index
+        knows the work tree's."""
         from impactlens.change import git
         from impactlens.impact.tasknamed import defined_names, task_named
 
@@ -182,9 +183,11 @@ class Project:
         if at is None or not found:
             return found
         texts = git.blobs(self.root, [git.spec(at, p) for p in found])
-        then = {p: defined_names((texts.get(git.spec(at, p)) or b"").decode("utf-8", "replace"))
-                for p in found}
-        kept = {p: tuple(d for d in defs if d[1] in then[p]) for p, defs in found.items()}
+        then = {p: defined_names(blob.decode("utf-8", "replace"))
+                for p in found if (blob := texts.get(git.spec(at, p))) is not None}
+        # a module named is kept when the base has its file; a definition, when it has that
+        kept = {p: tuple(d for d in defs if d[0] == self.module_of(p) or d[1] in then[p])
+                for p, defs in found.items() if p in then}
         return {p: defs for p, defs in kept.items() if defs}
 
     def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:

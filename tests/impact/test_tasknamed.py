@@ -13,6 +13,7 @@ from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH
 from impactlens.impact.tasknamed import (
     defined_names,
     named_identifiers,
+    named_modules,
     task_named,
     task_named_entries,
 )
@@ -66,6 +67,10 @@ INDEX = {
     "make_key": [_node(f"pkg.m{i}.make_key", f"pkg/m{i}.py") for i in range(4)],
     "DEFAULT_PORT": [_node("pkg.core.DEFAULT_PORT", "pkg/core.py", NodeKind.CONSTANT)],
     "base_url": [_node("pkg.core.Client.base_url", "pkg/core.py", NodeKind.FIELD)],
+    "_compat": [_node("pkg._compat", "pkg/_compat.py", NodeKind.MODULE)],
+    "utils": [_node("pkg.utils", "pkg/utils.py", NodeKind.MODULE),
+              _node("pkg.sub.utils", "pkg/sub/utils.py", NodeKind.MODULE)],
+    "core": [_node("pkg.core", "pkg/core.py", NodeKind.MODULE)],
 }
 
 
@@ -90,12 +95,29 @@ def test_each_library_file_defining_a_named_identifier():
     assert _named("") == {}
 
 
+def test_modules_are_what_backticks_hold_or_what_comes_before_a_dot():
+    assert named_modules("remove _compat.get_strerror") == ["_compat"]
+    assert named_modules("add `validate.And` and `--http`") == ["validate", "And", "http"]
+    assert named_modules("move helpers out of _utils.py (#3389)") == ["_utils"]
+    # a sentence's end and a version are no module; "e.g." and a file name are candidates,
+    # listed only when exactly one library module has that name
+    assert named_modules("Fix it. Then e.g. 3.11, see docs/api.rst") == ["e", "api"]
+
+
+def test_the_one_library_module_a_word_names():
+    assert _named("remove _compat.get_strerror") == {
+        "pkg/_compat.py": (("pkg._compat", "_compat"),)}
+    assert _named("clean utils.helper") == {}  # two modules by that name: which one?
+    assert _named("tidy core.run") == {}  # the edited module is no candidate
+    assert _named("remove _compat.get_strerror", task_named_max_files=0) == {}  # off
+
+
 def test_entries_are_soft_may_impact_with_the_name_in_the_reason():
     [e] = task_named_entries({"pkg/parser.py": (("pkg.parser.OptionParser",
                                                  "OptionParser"),)})
     assert (e.entity, e.file, e.bucket, e.hard, e.conf) == (
         "pkg.parser.OptionParser", "pkg/parser.py", Bucket.MAY, False, DEFAULT.task_named_conf)
-    assert e.reason == "defines `OptionParser`, which the task text names"
+    assert e.reason == "the task text names `OptionParser`, defined here"
     assert e.to_json()["task_named"] == ["OptionParser"]
     # the same definition reached by the walk: one entry, hard, still marked
     walked = TriageEntry("pkg.parser.OptionParser", "pkg/parser.py", 0.5, "caller",
@@ -132,6 +154,25 @@ def test_analyze_lists_the_file_defining_what_the_task_names(make_repo):
     assert not [e for e in on.entries() if e.file.startswith("tests/") and "names" in e.reason]
     off = triage(DEFAULT.replace(channels=DEFAULT.channels - {"named"}))
     assert "pkg/cookies.py" not in {e.file for e in off.entries()}
+
+
+def test_analyze_lists_the_module_the_task_names_and_rev_needs_its_base_file(
+        make_repo, git_commit):
+    root = make_repo(FILES)
+    before = FILES["pkg/util.py"]
+    after = before.replace("x + 1", "x + 2")
+    with Project(root) as p:
+        p.index()
+        tri = p.analyze_before_after("pkg/util.py", before, after, refresh=False,
+                                     task="use cookies.dump_cookie's quoting").triage
+        [e] = [e for e in tri.may_impact if e.entity == "pkg.cookies"]
+        assert e.file == "pkg/cookies.py" and e.task_named == ("cookies",)
+        # a module the base commit did not have yet is not listed for it
+        base = git_commit(root, {"pkg/util.py": after}, "one")
+        git_commit(root, {"pkg/session.py": "S = 1\n"}, "later")
+        p.index()
+        assert set(p.task_named("see session.S", ["pkg/util.py"])) == {"pkg/session.py"}
+        assert p.task_named("see session.S", ["pkg/util.py"], at=base) == {}
 
 
 def test_defined_names_reads_classes_functions_methods_and_module_bindings():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -481,6 +482,10 @@ def test_the_cut_never_moves_a_hard_member_an_edited_file_or_a_test():
     assert fell == ["app/e.py"] and set(kept) == {"app/a.py", "app/b.py", "app/c.py",
                                                   "app/d.py", "app/core.py",
                                                   "tests/test_a.py"}
+    # what the task text names is pointed at, not weighed against the others
+    named = replace(_may("f", "app/f.py", 0.1), task_named=("f",))
+    assert _cut(top, second, named, soft) == (["app/a.py", "app/b.py", "app/f.py"],
+                                              ["app/e.py"])
 
 
 def test_only_library_files_not_edited_set_the_bar_and_take_the_spared_places():

@@ -612,12 +612,14 @@ def by_relevance(tri: Triage, task: Mapping[str, float], edit: Mapping[str, floa
 def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFAULT) -> Triage:
     """``tri`` with the weak soft-only MAY-IMPACT entries moved to the head of LOW-RISK (the
     reason says why): those no hard edge admits (§3.6: not members by themselves — a
-    co-change partner let in at ``cochange_min`` of the best one, a retired mention, a
-    task-named definition) in a library file not edited, whose :func:`order_score` is
+    co-change partner let in at ``cochange_min`` of the best one, a retired mention) in a
+    library file not edited, whose :func:`order_score` is
     under ``settings.may_relative_min`` of the strongest MUST/MAY entry's among such files
     (its retired and sole-caller raises included: they mark the strongest evidence there
     is) — sparing the first ``settings.may_keep_files`` of those files in the ranked order,
-    MUST files included. A hard-edge member, an edited file, a test or a doc never falls."""
+    MUST files included. A hard-edge member, an edited file, a test or a doc never falls,
+    nor what the task text names: the task points at it, its evidence is not measured
+    against the other candidates'."""
     edited = set(edited_files)
 
     def library(e: TriageEntry) -> bool:
@@ -632,7 +634,7 @@ def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFA
     fell: list[TriageEntry] = []
     for e in tri.may_impact:
         score = order_score(e, settings)
-        if e.hard or not library(e) or e.file in spared or score >= bar:
+        if e.hard or e.task_named or not library(e) or e.file in spared or score >= bar:
             kept.append(e)
             continue
         why = (f"weaker than {settings.may_relative_min:g} of the strongest candidate's "

@@ -121,7 +121,7 @@ class Settings:
     # R@3 unchanged (bench/README.md, session 20)
     sole_caller_weight: float = 0.5
     # the set cut: a MAY-IMPACT entry no hard edge admits (a co-change partner, a retired
-    # mention, a task-named definition) in a library file not edited whose order score
+    # mention; not what the task names) in a library file not edited whose order score
     # (above) is under this fraction of the strongest MUST/MAY entry's is moved to
     # LOW-RISK, unless its file is among the first ``may_keep_files`` of the ranked list
     # (impact/triage.py ``cut_weak``). Co-change admits every partner at 0.3 of the best
@@ -136,7 +136,8 @@ class Settings:
     # channel's, set before measuring: offline, on the development repositories, 7 of 7
     # such files were changed by the commit; bench/README.md, session 21) …
     task_named_conf: float = 0.8
-    # … unless more library files than this define the name
+    # … unless more library files than this define the name (a module: unless another
+    # library module has its name too); 0 switches task-named files off
     task_named_max_files: int = 3
 
     # --- §3.8 batches ----------------------------------------------------------

@@ -212,8 +212,9 @@ class Project:
         cut = cut_time(as_of)
         store = self.store
         state = history_state(store)
-        history = load_history(store)
-        later = [c for c in history if c.author_time >= cut] if as_indexed else []
+        # the commits after the cut lend their renames only, and only to the indexed tree
+        history = load_history(store, before=None if as_indexed else cut)
+        later = [c for c in history if c.author_time >= cut]
         result = co_change(
             history, edited_files, task=task, cut=cut,
             settings=self.settings, exists=lambda p: store.file_record(p) is not None,

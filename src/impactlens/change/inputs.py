@@ -50,6 +50,7 @@ class ProposedChange:
     label: str  # one line naming the change, for reports
     task: str = ""  # task text for the co-change BM25
     as_of: int = 0  # epoch seconds: only history strictly before this is used
+    dated: bool = True  # False: ``as_of`` is just the time of the run (no date was given)
     base: str | None = None  # base commit sha, when there is one
     other_files: tuple[str, ...] = field(default=())  # touched non-Python paths (not analyzed)
 
@@ -64,6 +65,7 @@ class ProposedChange:
             label=self.label,
             task=self.task if task is None else task,
             as_of=self.as_of if as_of is None else as_of,
+            dated=self.dated or as_of is not None,
             base=self.base,
             other_files=self.other_files,
         )
@@ -139,6 +141,7 @@ def _finish(
     as_of: int,
     base: str | None,
     other: Sequence[str] = (),
+    dated: bool = True,
 ) -> ProposedChange:
     files = tuple(
         FileChange(path=p, before=b, after=a)
@@ -146,7 +149,7 @@ def _finish(
         if b != a
     )
     return ProposedChange(
-        files=files, mode=mode, label=label, task=task, as_of=as_of, base=base,
+        files=files, mode=mode, label=label, task=task, as_of=as_of, dated=dated, base=base,
         other_files=tuple(sorted(set(other))),
     )
 
@@ -198,7 +201,7 @@ def from_before_after(
         mode="before-after",
         label=f"{rel} ({b_path.name} → {a_path.name})",
         task=task,
-        as_of=int(time.time()) if as_of is None else as_of,
+        as_of=int(time.time()) if as_of is None else as_of, dated=as_of is not None,
         base=_head_or_none(root) if git.is_repository(root) else None,
     )
 
@@ -223,7 +226,7 @@ def from_texts(
         mode="before-after",
         label=rel,
         task=task,
-        as_of=int(time.time()) if as_of is None else as_of,
+        as_of=int(time.time()) if as_of is None else as_of, dated=as_of is not None,
         base=None,
     )
 
@@ -397,7 +400,7 @@ def from_diff(
         mode="diff",
         label=f"diff {source}",
         task=task,
-        as_of=int(time.time()) if as_of is None else as_of,
+        as_of=int(time.time()) if as_of is None else as_of, dated=as_of is not None,
         base=_head_or_none(root) if git.is_repository(root) else None,
         other=other,
     )
@@ -504,7 +507,7 @@ def from_worktree(
         mode="worktree",
         label="working tree vs HEAD",
         task=task,
-        as_of=int(time.time()) if as_of is None else as_of,
+        as_of=int(time.time()) if as_of is None else as_of, dated=as_of is not None,
         base=head,
         other=other,
     )

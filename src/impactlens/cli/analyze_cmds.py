@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,10 +14,14 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from impactlens.answer import Answer, budgeted_json, build_answer, json_text
+from impactlens.answer.text import print_terminal, render_markdown
 from impactlens.api import Project
 from impactlens.cli.common import echo_json, is_tty, main, open_project, repo_option
 from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.fileio import atomic_write
 from impactlens.llm.cli_options import LLMOptions, llm_options, next_edit_lines, run_llm_step
+from impactlens.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -105,6 +108,11 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
 @click.option("--json", "as_json", is_flag=True, help="Print impact.json to stdout.")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
               default="terminal", show_default=True, help="Report format on stdout.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Show every entry: the report is not cut to its length budget.")
+@click.option("--detail", "detail", is_flag=True,
+              help="Write and print impact.json whole (every entry, the per-test map and "
+                   "the per-change impact sets), past its token budget.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, metavar="FILE",
               help="Also write a self-contained HTML report (with the impact DAG drawn) to FILE.")
@@ -113,14 +121,19 @@ def analyze_cmd(
     before: Path | None, after: Path | None, path: str | None, diff: str | None,
     rev: str | None, task: str | None, as_of: str | None, repo: Path, out: Path | None,
     as_json: bool, fmt: str, llm_opts: LLMOptions, html_path: Path | None = None,
+    show_all: bool = False, detail: bool = False,
 ) -> None:
     """What else a proposed edit reaches, which tests to run, and in what order to work.
 
     The edit is, in order of precedence: --before/--after, --diff, --rev, or by
     default the working tree (staged, unstaged and new files) against HEAD.
+
+    Every report fits its reader: the terminal report about 60 lines, --format markdown
+    10,000 characters, impact.json 12,000 tokens; what is left out is counted and
+    --all (reports) or --detail (JSON) shows it. `impactlens tests` always lists every
+    test to run.
     """
-    from impactlens.change.analysis import impact_json_text, write_outputs
-    from impactlens.impact.report import render_markdown, render_terminal
+    from impactlens.change.analysis import write_outputs
 
     if as_json:
         fmt = "json"
@@ -128,29 +141,49 @@ def analyze_cmd(
     kw = _change_kwargs(before, after, path, diff, rev, task, as_of)
     with project:
         change, result = _analyze(project, kw, quiet=fmt != "terminal")
+        settings = project.settings
         out_dir = out if out is not None else project.root / DEFAULT_OUT
-        write_outputs(result, out_dir)
+        write_outputs(result, out_dir, settings, detail=detail)
         llm_impact = run_llm_step(project.root, result.impact_json(), llm_opts,
-                                  project.settings, out_dir=out_dir, change_files=change.files)
+                                  settings, change_files=change.files)
     if llm_opts.print_prompt:
         return  # the request body was the output
+    answer = build_answer(result)
+    data = budgeted_json(answer, settings, detail=detail)
+    if llm_impact is not None:
+        data["next_edit"] = llm_impact["next_edit"]
+        _write(out_dir / "impact.json", json_text(data))
     if html_path is not None:
         from impactlens.serve.html_report import write_html
 
-        write_html(html_path, llm_impact or result.impact_json(), label=change.label,
-                   other_files=change.other_files)
-    if fmt == "json":
-        click.echo(impact_json_text(result) if llm_impact is None else
-                   json.dumps(llm_impact, indent=2, ensure_ascii=False) + "\n", nl=False)
-    elif fmt == "markdown":
-        click.echo(render_markdown(result, label=change.label, other_files=change.other_files),
-                   nl=False)
-    else:
-        render_terminal(result, label=change.label, out_dir=out_dir,
-                        console=Console(highlight=False, soft_wrap=not is_tty()),
-                        other_files=change.other_files)
+        write_html(html_path, {**result.impact_json(), **({"next_edit": data["next_edit"]}
+                                                          if llm_impact else {})},
+                   label=change.label, other_files=change.other_files)
+    _print(answer, data, fmt, settings, show_all=show_all, label=change.label,
+           other_files=change.other_files, out_dir=out_dir)
     if llm_impact is not None and fmt != "json":
         click.echo("\n".join(["", *next_edit_lines(llm_impact["next_edit"])]))
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        atomic_write(path, text)
+    except OSError as exc:
+        raise BadInputError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+def _print(answer: Answer, data: dict[str, Any], fmt: str, settings: Settings, *,
+           show_all: bool, label: str, other_files: Sequence[str] = (),
+           out_dir: Path | None = None) -> None:
+    """The answer on stdout in ``fmt``; JSON is indented on a terminal, compact piped."""
+    if fmt == "json":
+        click.echo(json_text(data, pretty=is_tty()), nl=not is_tty())
+    elif fmt == "markdown":
+        click.echo(render_markdown(answer, settings=settings, show_all=show_all, label=label,
+                                   other_files=other_files), nl=False)
+    else:
+        print_terminal(answer, Console(highlight=False), settings=settings, show_all=show_all,
+                       label=label, other_files=other_files, out_dir=out_dir)
 
 
 @main.command("tests")
@@ -200,11 +233,11 @@ def _example_dir() -> Path:
 @click.option("--keep", is_flag=True, help="Keep the demo repository (its path is printed).")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
               default="terminal", show_default=True, help="Report format on stdout.")
-def demo_cmd(keep: bool, fmt: str) -> None:
+@click.option("--all", "show_all", is_flag=True, help="Show every entry, uncut.")
+def demo_cmd(keep: bool, fmt: str, show_all: bool) -> None:
     """Analyze a sample edit on the bundled example shop: no setup needed."""
     from impactlens.change import git
-    from impactlens.change.analysis import impact_json_text, write_outputs
-    from impactlens.impact.report import render_markdown, render_terminal
+    from impactlens.change.analysis import write_outputs
 
     src = _example_dir()
     tmp = Path(tempfile.mkdtemp(prefix="impactlens-demo-"))
@@ -216,7 +249,9 @@ def demo_cmd(keep: bool, fmt: str) -> None:
         git.init_and_commit(repo, "shop: initial import", date="2024-01-01T00:00:00+00:00")
         err = Console(stderr=True, highlight=False)
         if fmt == "terminal":
-            err.print(f"[dim]demo repository: {repo}[/dim]")
+            err.print(f"[dim]demo repository: {repo}[/dim]" if keep else
+                      "[dim]demo repository: a temporary copy of the bundled example shop "
+                      "(removed afterwards; --keep keeps it)[/dim]")
         with open_project(repo) as project:
             summary = project.index()
             if fmt == "terminal":
@@ -227,16 +262,12 @@ def demo_cmd(keep: bool, fmt: str) -> None:
                 err.print("[dim]applied sample_edit.diff to the working tree[/dim]")
             change = project.proposed_change()
             result = project.analyze(change)
+            settings = project.settings
             out_dir = repo / DEFAULT_OUT
-            write_outputs(result, out_dir)
-        label = f"sample_edit.diff ({change.label})"
-        if fmt == "json":
-            click.echo(impact_json_text(result), nl=False)
-        elif fmt == "markdown":
-            click.echo(render_markdown(result, label=label), nl=False)
-        else:
-            render_terminal(result, label=label, out_dir=out_dir if keep else None,
-                            console=Console(highlight=False, soft_wrap=not is_tty()))
+            write_outputs(result, out_dir, settings)
+        answer = build_answer(result)
+        _print(answer, budgeted_json(answer, settings), fmt, settings, show_all=show_all,
+               label=f"sample_edit.diff ({change.label})", out_dir=out_dir if keep else None)
     finally:
         if keep:
             click.echo(f"demo repository kept at {tmp / 'shop'}", err=True)

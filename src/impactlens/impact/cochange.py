@@ -234,8 +234,10 @@ def co_change(
     exists: Callable[[str], bool] | None = None,
     symbols: Mapping[str, Iterable[str]] | None = None,
     renamed_since: Sequence[CommitRecord] = (),
+    undated: bool = False,
 ) -> CoChange:
-    """Co-change candidates of every edited file from the commits authored before ``cut``;
+    """Co-change candidates of every edited file from the commits authored before ``cut``
+    (``undated``: the cut is the time of the run, and the note says "now");
     ``symbols`` names, per edited file, the definitions the edit changes (leaf names).
     Partners are named as at the cut, or, with ``renamed_since`` (the commits from the cut
     to the tree under analysis, which ``exists`` checks), as that tree names them: those
@@ -276,9 +278,10 @@ def co_change(
         kept = {g: x for g, x in num.items() if exists is None or exists(g)}
         out[f] = _ranked(kept, shared, lines, settings)
 
-    when = datetime.fromtimestamp(cut, UTC).strftime("%Y-%m-%d %H:%M")
+    when = "now" if undated else (
+        datetime.fromtimestamp(cut, UTC).strftime("%Y-%m-%d %H:%M") + " UTC")
     weighted = "task-weighted (BM25)" if tokenize(task) else "no task text: commits weigh equally"
-    note = (f"co-change: {len(usable)} commits before {when} UTC"
+    note = (f"co-change: {len(usable)} commits before {when}"
             f"{f' ({sweeping} sweeping excluded)' if sweeping else ''}"
             f"{f' ({roots} root commit(s) excluded)' if roots else ''}, "
             f"{len(relevant)} touch the edited files"

@@ -2,7 +2,8 @@
 
 Nodes are the seeds, the MUST/MAY sites and the walk ancestors that connect them;
 edges run from a changed (or already-obligated) entity to the site it obliges,
-labelled ``"<change_type> changed (<what changed>) → <site> <verb> via <relation>"``.
+labelled in words by :func:`cause_label` ("calls Catalog.get, whose signature changed
+(added param region)").
 Edges only go forward in the (distance, seed order) ranking, so the graph is
 acyclic and the seed precedes its callers. Caps: ≤ 200 nodes, ≤ 400 edges, and
 ≤ 12,000 tokens of JSON — the longest signatures are truncated first, then the
@@ -30,24 +31,47 @@ from impactlens.model import (
 )
 from impactlens.settings import DEFAULT, Settings
 
-VERBS: Mapping[ChangeType, str] = {
-    ChangeType.METHOD_SIGNATURE: "must re-bind",
-    ChangeType.IMPORT: "must re-bind",
-    ChangeType.FIELD: "must be updated",
-    ChangeType.CONSTRUCTOR: "must be updated",
-    ChangeType.CLASS_DECL: "must be updated",
-    ChangeType.DELETE: "must be updated",
-    ChangeType.METHOD_BODY: "must be re-checked",
-    ChangeType.ADD: "must be re-checked",
+# what the changed entity underwent, as a relative clause
+CHANGED: Mapping[ChangeType, str] = {
+    ChangeType.METHOD_SIGNATURE: "whose signature changed",
+    ChangeType.IMPORT: "whose imported name changed",
+    ChangeType.FIELD: "whose value changed",
+    ChangeType.CONSTRUCTOR: "whose constructor changed",
+    ChangeType.CLASS_DECL: "whose class declaration changed",
+    ChangeType.DELETE: "which is deleted",
+    ChangeType.METHOD_BODY: "whose body changed",
+    ChangeType.ADD: "which is new",
 }
-TEST_VERB = "must be re-tested"
+# how a reached site depends on the entity it was reached through
+RELATES: Mapping[str, str] = {
+    "CalledBy": "calls", "Callers": "calls", "OverriddenBy": "overrides",
+    "Overrides": "is overridden by", "UsedBy": "reads", "ConstructedBy": "constructs",
+    "SubclassOf": "subclasses", "SuperclassOf": "is a base class of",
+    "InstantiatedBy": "instantiates", "ImportedBy": "imports",
+    "TESTS": "tests", "CALLS": "runs code that calls", "IMPORTS": "imports the module of",
+    "RECORDED": "ran, in a recorded test run,", "CONTAINS": "tests code in the module of",
+}
 _MIN_SIG = 24  # signatures are never cut below this many characters
 
 
-def cause_label(change: AtomicChange, site: str, relation: str, *, test: bool = False) -> str:
-    verb = TEST_VERB if test else VERBS[change.change_type]
-    what = change.what or "changed"
-    return f"{change.change_type.value} changed ({what}) → {site} {verb} via {relation}"
+def short_name(entity: str) -> str:
+    """The last two parts of a dotted id (a test id's function) for a sentence."""
+    if "::" in entity:
+        return entity.rsplit("::", 1)[-1]
+    return ".".join(entity.split(".")[-2:])
+
+
+def cause_label(change: AtomicChange, site: str, relation: str, *, via: str = "",
+                test: bool = False) -> str:
+    """Why ``site`` is on the list, in words: how it depends on ``via`` (the entity it
+    was reached through; the changed entity by default) and what that change was.
+    ``relation`` may join several (``CalledBy/Overrides``)."""
+    del site, test  # the sentence is about the site; a test reads as any dependent
+    how = " / ".join(dict.fromkeys(RELATES.get(r, r) for r in relation.split("/")))
+    what = CHANGED[change.change_type] + (f" ({change.what})" if change.what else "")
+    target = via or change.entity
+    chain = "" if target == change.entity else f", which depends on {short_name(change.entity)}"
+    return f"{how} {short_name(target)}{chain}, {what}"
 
 
 def _cut(sig: str, limit: int) -> str:
@@ -93,7 +117,7 @@ def build_dag(
             dist[x] = min(dist.get(x, m.distance), m.distance)
             rel = "/".join(r.value for r in m.admitting_relations)
             for p in m.parents:
-                raw_edges.append((p, x, cause_label(change, x, rel)))
+                raw_edges.append((p, x, cause_label(change, x, rel, via=p)))
                 if p != seed and p in members:
                     todo.append(p)
         for t in change_tests:
@@ -104,7 +128,7 @@ def build_dag(
             base = 0 if via == seed else members[via].distance
             dist[t.test_id] = min(dist.get(t.test_id, base + 1), base + 1)
             raw_edges.append((via, t.test_id, cause_label(change, t.test_id, t.relation,
-                                                          test=True)))
+                                                          via=via, test=True)))
 
     seed_rank = {s: i for i, s in reversed(list(enumerate(seeds)))}
     order = sorted(wanted, key=lambda n: (dist.get(n, 0), seed_rank.get(n, len(seeds)), n))

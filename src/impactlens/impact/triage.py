@@ -73,12 +73,12 @@ _REFERENCE = {
 # distance-1 relations that carry the change to the neighbour by their nature, without a
 # binding question: perturbed, not proven broken (MAY-IMPACT whatever the lexical score)
 _AFFECTS: Mapping[ChangeType, Mapping[Relation, str]] = {
-    ChangeType.METHOD_BODY: {R.CALLERS: "observes the changed behaviour (the change escapes)"},
+    ChangeType.METHOD_BODY: {R.CALLERS: "uses what it returns or changes, which the edit alters"},
     ChangeType.FIELD: {R.USED_BY: "reads the field whose value changed",
                        R.CONSTRUCTED_BY: "constructs instances that carry the changed field",
                        R.SUBCLASS_OF: "inherits the changed field"},
     ChangeType.CLASS_DECL: {R.SUBCLASS_OF: "inherits the changed class declaration"},
-    ChangeType.IMPORT: {R.IMPORTED_BY: "uses the re-bound imported name"},
+    ChangeType.IMPORT: {R.IMPORTED_BY: "uses the imported name, which now binds to something else"},
     ChangeType.DELETE: {R.OVERRIDDEN_BY: "overrode the removed method; re-check its callers"},
 }
 
@@ -243,7 +243,7 @@ def override_verdict(change: AtomicChange, relations: Sequence[Relation],
         return BINDS, why
     if not ok_before:
         return UNKNOWN, f"override already inconsistent before the change ({why}); re-check it"
-    return BREAK, f"{role}: {why} (via {'Overrides' if up else 'OverriddenBy'})"
+    return BREAK, f"{role}: {why}"
 
 
 def _sites(change: AtomicChange, seed: str, edges: Iterable[Edge]) -> list[tuple[Edge, bool]]:
@@ -298,20 +298,19 @@ def _reference_verdict(change: AtomicChange, seed: str, relations: Sequence[Rela
     ct = change.change_type
     refs = _REFERENCE.get(ct)
     if refs is not None:
-        hit = sorted(r.value for r in relations if r in refs)
-        if not hit:
+        if not any(r in refs for r in relations):
             return None
         what = "removed symbol"
         ref_edges = sorted((e for e in edges if e.kind in _REFERENCE_KINDS),
                            key=lambda e: (e.file, e.line, e.kind.value))
         for e in ref_edges:
             if e.resolution is not Resolution.AMBIGUOUS and not _edited(e, edited):
-                return BREAK, f"references the {what} via {hit[0]} at {e.file}:{e.line}"
+                return BREAK, f"refers to the {what} at {e.file}:{e.line}"
         if ref_edges and all(_edited(e, edited) for e in ref_edges):
             return UNKNOWN, "the referencing site is edited by this change; re-check it"
         if ref_edges:
             return UNKNOWN, f"may reference the {what} (ambiguous target); re-check it"
-        return BREAK, f"references the {what} via {hit[0]}"
+        return BREAK, f"refers to the {what}"
     return None
 
 
@@ -407,14 +406,6 @@ def co_change_conf(score: float, dependent: bool, settings: Settings = DEFAULT) 
     return round(score + (1.0 - score) * settings.cochange_proximity, 4)
 
 
-def _what_changed(change: AtomicChange) -> str:
-    """``method-body changed (…)``; an addition says itself (``added function f``)."""
-    if change.change_type is ChangeType.ADD and change.what:
-        return change.what
-    kind = f"{change.change_type.value} changed"
-    return f"{kind} ({change.what})" if change.what else kind
-
-
 def triage(
     change: AtomicChange,
     seed: str,
@@ -433,8 +424,7 @@ def triage(
         # only its file's co-change partners, soft evidence triaged as any other
         out.append(TriageEntry(
             entity=seed, file=change.file, conf=0.0, bucket=Bucket.LOW, distance=0,
-            reason=(f"add changed ({change.what}) → nothing references it yet "
-                    "(no reverse obligation)")))
+            reason=f"{change.what or 'added'}: nothing refers to it yet"))
     walked = {m.entity: m for m in result.members}
     test_by_id = {t.test_id: t for t in tests}
     near: dict[str, Node] = {}
@@ -455,21 +445,22 @@ def triage(
             lex=r.lex, co_change=co, test_conf=r.test_confidence, settings=settings)
         if m is not None:
             rel = "/".join(x.value for x in m.admitting_relations)
-            reason = cause_label(change, r.entity, rel)
+            reason = cause_label(change, r.entity, rel,
+                                 via=m.parents[0] if m.parents else seed)
         elif r.hard:  # a test reached through the test map
             t = test_by_id.get(r.entity)
-            reason = cause_label(change, r.entity, t.relation if t else "TESTS", test=True)
+            reason = cause_label(change, r.entity, t.relation if t else "TESTS",
+                                 via=t.via if t else seed, test=True)
         else:
             # soft evidence only: history, not an obligation (never "must")
-            reason = (f"{_what_changed(change)} → "
-                      f"{r.file} has changed together with {change.file} (co-change score "
+            reason = (f"changed together with {change.file} before (git history, score "
                       f"{r.co_change_score}; "
-                      + ("its file references the changed entity)" if co > r.co_change_score
-                         else "no structural edge)"))
+                      + ("the file refers to the changed code)" if co > r.co_change_score
+                         else "no code link)"))
         if why:
             reason += f"; {why}"
         if bucket is Bucket.LOW and m is not None and r.lex < settings.lex_min:
-            reason += "; lexical coupling below LEX_MIN"
+            reason += "; shares few words with the change"
         caller_of = seed if r.file == sole else ""
         if caller_of:
             reason += f"; the only library file calling {seed}"

@@ -504,11 +504,16 @@ def _news(new: int, removed: int) -> str:
     return f"{new} new" + (f", {removed} no longer reachable dropped" if removed else "")
 
 
-def history_state(store: Store, *, unchanged: bool = False) -> str:
+_NEWS = re.compile(r" ?\(\d+ new(, \d+ no longer reachable dropped)?\)")
+
+
+def history_state(store: Store, *, unchanged: bool = False, news: bool = True) -> str:
     """The note of the last :func:`update_history` run ('' if history was never mined);
-    ``unchanged``: as a later run that found HEAD where it was reports it (nothing new)."""
+    ``unchanged``: as a later run that found HEAD where it was reports it (nothing new);
+    ``news=False``: without what that run added (a statement about the index alone)."""
     note = store.get_meta(_META_STATE) or ""
+    if not news:
+        return _NEWS.sub("", note, count=1)
     if not unchanged:
         return note
-    return re.sub(r"\(\d+ new(, \d+ no longer reachable dropped)?\)", f"({_news(0, 0)})",
-                  note, count=1)
+    return _NEWS.sub(f" ({_news(0, 0)})", note, count=1)

@@ -10,7 +10,7 @@ and what is left out is counted in ``omitted``.
 
 from impactlens.answer.build import Answer, TestFile, build_answer
 from impactlens.answer.fit import Cut, fit, full_cut
-from impactlens.answer.json_out import answer_json, budgeted_json, json_text
+from impactlens.answer.json_out import answer_json, budgeted_json, json_text, page
 
-__all__ = ["Answer", "Cut", "TestFile", "answer_json", "budgeted_json", "build_answer", "fit", "full_cut",
-           "json_text"]
+__all__ = ["Answer", "Cut", "TestFile", "answer_json", "budgeted_json", "build_answer", "fit",
+           "full_cut", "json_text", "page"]

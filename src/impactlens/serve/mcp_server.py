@@ -26,13 +26,16 @@ from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer as _Server  # the mcp 2.x SDK (FastMCP in 1.x)
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one below Python 3.12
 
 from impactlens import __version__
+from impactlens.answer import Cut, answer_json, build_answer, fit, json_text, page
+from impactlens.answer.text import brief
 from impactlens.api import Project
 from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.impact.tokens import count_tokens
 from impactlens.settings import Settings
 
 __all__ = ["build_server", "serve_stdio"]
@@ -110,18 +113,29 @@ class DagOut(TypedDict):
     truncated: bool
 
 
+class TestsOut(TypedDict):
+    count: int
+    by_file: list[dict[str, Any]]  # {file, count}, the largest first
+    note: str
+
+
 class AnalyzeOutput(TypedDict):
     change: ChangeInfo
-    summary: dict[str, int]
+    risk: str  # one line, read off the triage
+    summary: dict[str, int]  # the full size of each section
     seed: Seed | None
     changes: list[dict[str, Any]]
-    triage: Triage
+    triage: Triage  # code to edit or read; tests that merely re-run are in `validate`
     batches: list[BatchOut]
     validate: list[str]
+    tests: TestsOut
     dag: DagOut
     unanalyzable: list[dict[str, Any]]
     co_change: dict[str, Any]
     note: str
+    omitted: dict[str, int]  # per section, what this answer leaves out
+    complete: bool  # nothing is left out
+    next_cursor: str | None  # detail=true: pass it as `cursor` for the next page
     test_map: NotRequired[list[dict[str, Any]]]
     impact_sets: NotRequired[list[dict[str, Any]]]
 
@@ -134,10 +148,11 @@ class SelectedTest(TypedDict):
 
 class ValidationOutput(TypedDict):
     change: ChangeInfo
-    tests: list[str]
-    count: int
+    tests: list[str]  # this page of the ids, in order
+    count: int  # every id, over all pages
     evidence: list[SelectedTest]
     note: str
+    next_cursor: str | None  # pass it as `cursor` for the next page
 
 
 class SymbolRef(TypedDict):
@@ -203,6 +218,11 @@ RevArg = Annotated[str | None, Field(
 TaskArg = Annotated[str | None, Field(
     description="What the change is for, in a sentence; ranks git co-change history. "
                 "Defaults to the commit message for `rev`.")]
+MaxTokensArg = Annotated[int | None, Field(
+    ge=500, description="Answer size limit in tokens (text and structure together; default "
+                        "6000). What does not fit is counted in `omitted`.")]
+CursorArg = Annotated[str | None, Field(
+    description="The `next_cursor` of the previous page, to continue paging.")]
 SymbolArg = Annotated[str, Field(
     description="A dotted qualname (pkg.mod.Class.method), a unique suffix (Class.method), "
                 "a pytest node id, or path.py:LINE.", min_length=1)]
@@ -302,36 +322,120 @@ def _change_info(change: Any) -> ChangeInfo:
 
 
 _EMPTY_NOTE = "no Python file changed: nothing to analyze"
+_MORE = ("Every section of the result is in the structured content; `omitted` counts what "
+         "this answer leaves out: call again with detail=true (and then `cursor`) for all of "
+         "it, or use tests_for_change for every test id.")
 
 
-def _analyze_output(change: Any, result: Any, detail: bool) -> AnalyzeOutput:
-    if result is None:
-        return {
-            "change": _change_info(change), "summary": {}, "seed": None, "changes": [],
-            "triage": {"must_inspect": [], "may_impact": [], "low_risk": []},
-            "batches": [], "validate": [], "dag": {"nodes": [], "edges": [], "truncated": False},
-            "unanalyzable": [], "co_change": {}, "note": _EMPTY_NOTE,
-        }
-    from impactlens.impact.report import summary_counts
+def _empty_output(change: Any) -> AnalyzeOutput:
+    return {
+        "change": _change_info(change), "risk": "risk: none — no Python file changed",
+        "summary": {}, "seed": None, "changes": [],
+        "triage": {"must_inspect": [], "may_impact": [], "low_risk": []},
+        "batches": [], "validate": [], "tests": {"count": 0, "by_file": [], "note": ""},
+        "dag": {"nodes": [], "edges": [], "truncated": False}, "unanalyzable": [],
+        "co_change": {}, "note": _EMPTY_NOTE, "omitted": {}, "complete": True,
+        "next_cursor": None,
+    }
 
-    data = _jsonable(result.impact_json())
+
+def _output(change: Any, data: dict[str, Any], *, detail: bool,
+            next_cursor: str | None = None) -> AnalyzeOutput:
+    """The tool's shape of an answer's JSON (see :func:`impactlens.answer.answer_json`)."""
+    summary = {k: v for k, v in data["summary"].items() if isinstance(v, int)}
     out: AnalyzeOutput = {
-        "change": _change_info(change),
-        "summary": summary_counts(result),
-        "seed": data.get("seed"),
-        "changes": data.get("changes", []),
-        "triage": data["triage"],
-        "batches": data.get("batches", []),
-        "validate": list(data.get("obligations", {}).get("validate", [])),
-        "dag": data["dag"],
-        "unanalyzable": data.get("unanalyzable", []),
-        "co_change": data.get("co_change", {}),
-        "note": result.tests_note,  # how a recorded test run shaped `validate`, if it did
+        "change": _change_info(change), "risk": data["summary"]["risk"], "summary": summary,
+        "seed": data["seed"], "changes": data["changes"], "triage": data["triage"],
+        "batches": data["batches"], "validate": data["obligations"]["validate"],
+        "tests": data["tests"], "dag": data["dag"], "unanalyzable": data["unanalyzable"],
+        "co_change": data["co_change"], "note": data["tests_note"],
+        "omitted": data["omitted"], "complete": data["complete"], "next_cursor": next_cursor,
     }
     if detail:
-        out["test_map"] = data.get("test_map", [])
-        out["impact_sets"] = data.get("impact_sets", [])
+        out["test_map"] = data["test_map"]
+        out["impact_sets"] = data["impact_sets"]
     return out
+
+
+def _tokens(text: str, settings: Settings) -> int:
+    return count_tokens(text, settings.tokenizer_encoding)
+
+
+def _cursor(offset: int | None) -> str | None:
+    return None if offset is None else f"item:{offset}"
+
+
+def _offset(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    kind, _, num = cursor.partition(":")
+    if kind != "item" or not num.isdigit():
+        raise BadInputError(f"cursor: {cursor!r} is not a cursor this server returned")
+    return int(num)
+
+
+def tests_page(change: Any, result: Any, offset: int, max_tokens: int,
+               settings: Settings) -> ValidationOutput:
+    """The test ids from ``offset``, as many as fit ``max_tokens``, with their evidence."""
+    tests = list(result.validate)
+    best: dict[str, SelectedTest] = {}
+    for t in result.test_map:
+        cur = best.get(t.test_id)
+        if cur is None or t.conf > cur["conf"]:
+            best[t.test_id] = {"test_id": t.test_id, "conf": t.conf, "via": t.via}
+    note = result.tests_note or ("" if tests else "no test reaches the changed code")
+
+    def out(n: int) -> ValidationOutput:
+        ids = tests[offset: offset + n]
+        end = offset + n
+        return {"change": _change_info(change), "tests": ids, "count": len(tests),
+                "evidence": [best[t] for t in ids if t in best], "note": note,
+                "next_cursor": _cursor(end) if end < len(tests) else None}
+
+    lo, hi = min(1, len(tests) - offset), max(0, len(tests) - offset)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _tokens(json_text(out(mid), pretty=False), settings) + 40 <= max_tokens:
+            lo = mid  # 40: the one-line text beside the structure
+        else:
+            hi = mid - 1
+    return out(lo)
+
+
+def analyze_result(change: Any, result: Any, *, detail: bool, max_tokens: int,
+                   cursor: str | None, settings: Settings) -> CallToolResult:
+    """The answer within ``max_tokens`` (its text and its structure counted together):
+    the ranked answer cut to fit, or with ``detail`` a page of the whole answer."""
+    if result is None:
+        out = _empty_output(change)
+        return CallToolResult(content=[TextContent(type="text", text=_EMPTY_NOTE)],
+                              structured_content=cast(dict[str, Any], out))
+    answer = build_answer(result)
+    if detail:
+        def page_size(start: Cut, cut: Cut) -> int:
+            got = _output(change, answer_json(answer, cut, start), detail=True,
+                          next_cursor="item:0")
+            return _tokens(json_text(got, pretty=False), settings)
+
+        start, cut, nxt = page(answer, _offset(cursor), page_size, max_tokens)
+        out = _output(change, answer_json(answer, cut, start), detail=True,
+                      next_cursor=_cursor(nxt))
+        text = (f"{answer.risk}\nA page of the whole answer"
+                + (": pass next_cursor as `cursor` for the next." if nxt is not None
+                   else " (the last page)."))
+    else:
+        base = {k: 0 for k in ("test_map", "impact_sets")}
+
+        def size(cut: Cut) -> int:
+            got = _output(change, answer_json(answer, {**cut, **base}), detail=False)
+            return (_tokens(json_text(got, pretty=False), settings)
+                    + _tokens(brief(answer, {**cut, **base}) + _MORE, settings))
+
+        cut = {**fit(answer, size, max_tokens), **base}
+        out = _output(change, answer_json(answer, cut), detail=False)
+        text = brief(answer, cut) + "\n" + _MORE
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=cast(dict[str, Any], out))
 
 
 def _ref(node: Any) -> SymbolRef:
@@ -367,8 +471,10 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
             "low_risk), each item with its cause; `batches` = groups to edit and validate "
             "together, in order, the changed symbol first; `validate` = pytest node ids to run; "
             "`dag` = cause-labelled impact graph; `unanalyzable` = dynamic sites static analysis "
-            "cannot see (treat as unknown, not safe). Set detail=true for the per-test "
-            "confidence map and per-change impact sets. Read-only."),
+            "cannot see (treat as unknown, not safe); `risk` = one line to read first. The "
+            "answer fits `max_tokens` (default 6000): the top of each list is shown and "
+            "`omitted` counts the rest; detail=true pages through everything with `cursor`. "
+            "Read-only."),
     )
     async def analyze_change(
         diff: DiffArg = None, rev: RevArg = None, task: TaskArg = None,
@@ -376,11 +482,17 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
             description="ISO date: only git history strictly before it is used for "
                         "co-change (defaults: now, or the commit date for `rev`).")] = None,
         detail: Annotated[bool, Field(
-            description="Also return test_map and impact_sets (larger).")] = False,
-    ) -> AnalyzeOutput:
-        def work() -> AnalyzeOutput:
+            description="Page through the whole answer (every entry, the per-test map and "
+                        "the per-change impact sets) instead of the ranked summary.")] = False,
+        max_tokens: MaxTokensArg = None,
+        cursor: CursorArg = None,
+    ) -> Annotated[CallToolResult, AnalyzeOutput]:
+        def work() -> CallToolResult:
             change, result = backend.analyze(backend.change_kwargs(diff, rev, task, as_of))
-            return _analyze_output(change, result, detail)
+            settings = backend.project.settings
+            return analyze_result(change, result, detail=detail, cursor=cursor,
+                                  max_tokens=max_tokens or settings.mcp_max_tokens,
+                                  settings=settings)
         return await backend.call(work)
 
     @query_tool(
@@ -395,22 +507,23 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
     )
     async def tests_for_change(
         diff: DiffArg = None, rev: RevArg = None, task: TaskArg = None,
-    ) -> ValidationOutput:
-        def work() -> ValidationOutput:
+        max_tokens: MaxTokensArg = None, cursor: CursorArg = None,
+    ) -> Annotated[CallToolResult, ValidationOutput]:
+        def work() -> CallToolResult:
             change, result = backend.analyze(backend.change_kwargs(diff, rev, task, None))
             if result is None:
-                return {"change": _change_info(change), "tests": [], "count": 0,
-                        "evidence": [], "note": _EMPTY_NOTE}
-            tests = list(result.validate)
-            best: dict[str, SelectedTest] = {}
-            for t in result.test_map:
-                cur = best.get(t.test_id)
-                if cur is None or t.conf > cur["conf"]:
-                    best[t.test_id] = {"test_id": t.test_id, "conf": t.conf, "via": t.via}
-            evidence = [best[t] for t in tests if t in best]
-            note = result.tests_note or ("" if tests else "no test reaches the changed code")
-            return {"change": _change_info(change), "tests": tests, "count": len(tests),
-                    "evidence": evidence, "note": note}
+                out: ValidationOutput = {
+                    "change": _change_info(change), "tests": [], "count": 0, "evidence": [],
+                    "note": _EMPTY_NOTE, "next_cursor": None}
+            else:
+                settings = backend.project.settings
+                out = tests_page(change, result, _offset(cursor),
+                                 max_tokens or settings.mcp_max_tokens, settings)
+            text = (f"{out['count']} test(s) to run; ids {len(out['tests'])} on this page"
+                    + ("; pass next_cursor as `cursor` for more." if out["next_cursor"]
+                       else "."))
+            return CallToolResult(content=[TextContent(type="text", text=text)],
+                                  structured_content=cast(dict[str, Any], out))
         return await backend.call(work)
 
     @query_tool(

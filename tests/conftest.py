@@ -142,6 +142,13 @@ def make_repo(tmp_path: Path) -> MakeRepo:
     return _make
 
 
+@pytest.fixture(name="init_repo", scope="session")
+def init_repo_fixture() -> Callable[..., Path]:
+    """``init_repo(root, files, *, message=, date=, commit=True) -> root``, for fixtures
+    wider than one test (``make_repo`` is per test)."""
+    return init_repo
+
+
 @pytest.fixture(name="git_commit")
 def git_commit_fixture() -> Callable[..., str]:
     """``git_commit(root, {path: text | None}, message, date=None) -> sha``."""

@@ -452,10 +452,14 @@ class DagNode:
 class DagEdge:
     src: str
     dst: str
-    cause: str
+    cause: str  # the fixed form programs parse
+    why: str = ""  # the same cause in words
 
     def to_json(self) -> dict[str, object]:
-        return {"from": self.src, "to": self.dst, "cause": self.cause}
+        out: dict[str, object] = {"from": self.src, "to": self.dst, "cause": self.cause}
+        if self.why:
+            out["why"] = self.why
+        return out
 
 
 @dataclass(frozen=True, slots=True)

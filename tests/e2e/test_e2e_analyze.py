@@ -9,9 +9,10 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from impactlens.answer import build_answer
+from impactlens.answer.text import print_terminal
 from impactlens.api import Project
 from impactlens.cli import main
-from impactlens.impact.report import render_terminal
 
 CORE = '''def compute(a, b):
     total = a + b
@@ -367,7 +368,7 @@ def test_the_edit_text_orders_equal_cochange_partners_without_a_task(make_repo, 
     beta = next(e for e in res.impact_json()["triage"]["may_impact"] if e["file"] == "pkg/beta.py")
     assert beta["edit_relevance"] == 1.0 and "task_relevance" not in beta
     console = Console(record=True, width=200)
-    render_terminal(res, console=console)
+    print_terminal(build_answer(res), console, show_all=True)
     shown = console.export_text()
     assert "pkg/beta.py · conf 0.76 · edit names it 1.00" in shown
     assert "pkg/alpha.py · conf 0.76\n" in shown

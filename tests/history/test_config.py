@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -50,9 +52,9 @@ def test_pyproject_table_applies_and_a_wrong_entry_is_named(tmp_path):
 
 
 def _partners_note(root, *args):
-    got = CliRunner().invoke(main, [*args, "analyze", "--repo", str(root)])
+    got = CliRunner().invoke(main, [*args, "analyze", "--repo", str(root), "--json"])
     assert got.exit_code == 0, got.output
-    return got.output
+    return json.loads(got.output)["co_change"]["note"]
 
 
 def test_the_sweeping_commit_cap_from_pyproject_and_from_set(make_repo, git_commit):

@@ -6,7 +6,7 @@ import json
 import re
 
 from impact.graphs import Graph, module_of
-from impactlens.impact.dag import cause_label
+from impactlens.impact.dag import cause_label, edge_label
 from impactlens.impact.pipeline import run_pipeline
 from impactlens.impact.tokens import count_tokens
 from impactlens.model import AtomicChange, ChangeType, EdgeKind, FileChange
@@ -44,13 +44,18 @@ def dag(g: Graph, before: str = BEFORE, after: str = AFTER, **cfg: object) -> di
 def test_edges_carry_cause_labels_from_the_template():
     d = dag(graph())
     edges = {(e["from"], e["to"]): e["cause"] for e in d["edges"]}
+    why = {(e["from"], e["to"]): e["why"] for e in d["edges"]}
     assert edges[(SEED, "app.views.login_page")] == (
         "method-signature changed (added param mfa_code) → app.views.login_page must re-bind "
         "via CalledBy")
+    assert why[(SEED, "app.views.login_page")] == (
+        "calls LoginService.login, whose signature changed (added param mfa_code)")
     assert edges[("app.views.portal", "tests/test_views.py::test_portal")].endswith(
         "tests/test_views.py::test_portal must be re-tested via TESTS")
     for cause in edges.values():
         assert TEMPLATE.fullmatch(cause), cause
+    for words in why.values():  # what people read names no relation
+        assert " via " not in words and "CalledBy" not in words, words
 
 
 def test_seed_precedes_its_callers_and_the_dag_is_acyclic():
@@ -125,10 +130,15 @@ def test_verbs_follow_the_change_type():
     def c(ct: ChangeType) -> AtomicChange:
         return AtomicChange(ct, "m.f", "m.py", (1, 1), what="x")
 
-    assert cause_label(c(ChangeType.IMPORT), "s", "ImportedBy").endswith(
+    assert edge_label(c(ChangeType.IMPORT), "s", "ImportedBy").endswith(
         "must re-bind via ImportedBy")
-    assert "must be updated" in cause_label(c(ChangeType.FIELD), "s", "UsedBy")
-    assert "must be updated" in cause_label(c(ChangeType.CONSTRUCTOR), "s", "InstantiatedBy")
-    assert "must be updated" in cause_label(c(ChangeType.CLASS_DECL), "s", "SubclassOf")
-    assert "must be re-checked" in cause_label(c(ChangeType.METHOD_BODY), "s", "Callers")
-    assert "must be re-tested" in cause_label(c(ChangeType.METHOD_BODY), "t", "TESTS", test=True)
+    assert "must be updated" in edge_label(c(ChangeType.FIELD), "s", "UsedBy")
+    assert "must be updated" in edge_label(c(ChangeType.CONSTRUCTOR), "s", "InstantiatedBy")
+    assert "must be updated" in edge_label(c(ChangeType.CLASS_DECL), "s", "SubclassOf")
+    assert "must be re-checked" in edge_label(c(ChangeType.METHOD_BODY), "s", "Callers")
+    assert "must be re-tested" in edge_label(c(ChangeType.METHOD_BODY), "t", "TESTS", test=True)
+    assert cause_label(c(ChangeType.IMPORT), "s", "ImportedBy") == (
+        "imports m.f, whose imported name changed (x)")
+    assert cause_label(c(ChangeType.FIELD), "s", "UsedBy") == "reads m.f, whose value changed (x)"
+    assert cause_label(c(ChangeType.METHOD_BODY), "s", "Callers", via="a.g") == (
+        "calls a.g, which depends on m.f, whose body changed (x)")

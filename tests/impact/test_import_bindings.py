@@ -53,7 +53,7 @@ def test_an_import_change_reaches_the_users_of_the_rebound_name(make_repo):
     assert [c.change_type.value for c in res.changes] == ["import"]
     assert got["shop.cart.Cart.total"] == "may_impact"  # calls the re-bound discount
     assert "shop.cart.label" not in got  # does not use it
-    assert "uses the re-bound imported name" in next(
+    assert "uses the imported name, which now binds to something else" in next(
         e.reason for e in res.triage.entries() if e.entity == "shop.cart.Cart.total")
     # a test importing discount straight from shop.pricing is not thereby affected
     assert "tests/test_pricing.py::test_discount" not in res.validate

@@ -87,7 +87,8 @@ def test_distance_2_neighbour_is_may_impact(g):
 def test_low_lex_distance_1_non_binding_neighbour_is_low_risk(g):
     bucket, conf = triage(g, sig_change())["app.admin.Zzz.qqq"]
     assert bucket == "low_risk" and conf < DEFAULT.lex_min
-    assert reasons(g, sig_change())["app.admin.Zzz.qqq"].endswith("below LEX_MIN")
+    assert reasons(g, sig_change())["app.admin.Zzz.qqq"].endswith(
+        "shares few words with the change")
 
 
 def test_soft_only_candidate_is_not_a_member(g):
@@ -381,7 +382,7 @@ def test_callers_of_an_escaping_body_change_are_may_impact_whatever_their_lex():
     g.call("app.z.qq", "app.m.tax", args=1)
     c = AtomicChange(CT.METHOD_BODY, "app.m.tax", "app/m.py", (2, 2))  # no body: propagates
     assert triage(g, c)["app.z.qq"][0] == "may_impact"
-    assert "observes the changed behaviour" in reasons(g, c)["app.z.qq"]
+    assert "uses what it returns or changes, which the edit alters" in reasons(g, c)["app.z.qq"]
 
 
 def test_class_decl_without_own_init_is_not_provable():

@@ -178,7 +178,7 @@ def _batches(answer: Answer, cut: Cut) -> list[Text]:
 
 def _cochange(answer: Answer, cut: Cut) -> list[Text]:
     note = answer.result.co_change_note
-    if not answer.co_change and not note:
+    if not answer.co_change:  # the note alone (how much history there was) is in the JSON
         return []
     out = [Text(""), _head("Changed together before", len(answer.co_change),
                            "git history; soft evidence")]

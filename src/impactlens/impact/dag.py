@@ -1,9 +1,11 @@
 """§3.9 (i) the cause-labelled impact DAG.
 
 Nodes are the seeds, the MUST/MAY sites and the walk ancestors that connect them;
-edges run from a changed (or already-obligated) entity to the site it obliges,
-labelled in words by :func:`cause_label` ("calls Catalog.get, whose signature changed
-(added param region)").
+edges run from a changed (or already-obligated) entity to the site it obliges.
+Each edge carries the fixed-form label ``cause`` (``"<change_type> changed (<what
+changed>) → <site> <verb> via <relation>"``, the form the next-edit prompt and other
+tools parse) and the same cause in words, ``why`` ("calls Catalog.get, whose signature
+changed (added param region)"), which is what people read.
 Edges only go forward in the (distance, seed order) ranking, so the graph is
 acyclic and the seed precedes its callers. Caps: ≤ 200 nodes, ≤ 400 edges, and
 ≤ 12,000 tokens of JSON — the longest signatures are truncated first, then the
@@ -51,6 +53,17 @@ RELATES: Mapping[str, str] = {
     "TESTS": "tests", "CALLS": "runs code that calls", "IMPORTS": "imports the module of",
     "RECORDED": "ran, in a recorded test run,", "CONTAINS": "tests code in the module of",
 }
+VERBS: Mapping[ChangeType, str] = {
+    ChangeType.METHOD_SIGNATURE: "must re-bind",
+    ChangeType.IMPORT: "must re-bind",
+    ChangeType.FIELD: "must be updated",
+    ChangeType.CONSTRUCTOR: "must be updated",
+    ChangeType.CLASS_DECL: "must be updated",
+    ChangeType.DELETE: "must be updated",
+    ChangeType.METHOD_BODY: "must be re-checked",
+    ChangeType.ADD: "must be re-checked",
+}
+TEST_VERB = "must be re-tested"
 _MIN_SIG = 24  # signatures are never cut below this many characters
 
 
@@ -72,6 +85,13 @@ def cause_label(change: AtomicChange, site: str, relation: str, *, via: str = ""
     target = via or change.entity
     chain = "" if target == change.entity else f", which depends on {short_name(change.entity)}"
     return f"{how} {short_name(target)}{chain}, {what}"
+
+
+def edge_label(change: AtomicChange, site: str, relation: str, *, test: bool = False) -> str:
+    """The fixed-form cause of a DAG edge, for programs that parse it."""
+    verb = TEST_VERB if test else VERBS[change.change_type]
+    what = change.what or "changed"
+    return f"{change.change_type.value} changed ({what}) → {site} {verb} via {relation}"
 
 
 def _cut(sig: str, limit: int) -> str:
@@ -96,7 +116,7 @@ def build_dag(
         seed_change.setdefault(s, c)
 
     dist: dict[str, int] = {s: 0 for s in seeds}
-    raw_edges: list[tuple[str, str, str]] = []
+    raw_edges: list[tuple[str, str, str, str]] = []  # from, to, cause, why
     wanted: set[str] = set(seeds)
     for (change, result, seed), change_tests in zip(walks, tests, strict=True):
         if change.change_type is ChangeType.ADD:
@@ -117,7 +137,8 @@ def build_dag(
             dist[x] = min(dist.get(x, m.distance), m.distance)
             rel = "/".join(r.value for r in m.admitting_relations)
             for p in m.parents:
-                raw_edges.append((p, x, cause_label(change, x, rel, via=p)))
+                raw_edges.append((p, x, edge_label(change, x, rel),
+                                  cause_label(change, x, rel, via=p)))
                 if p != seed and p in members:
                     todo.append(p)
         for t in change_tests:
@@ -127,8 +148,9 @@ def build_dag(
             wanted.add(t.test_id)
             base = 0 if via == seed else members[via].distance
             dist[t.test_id] = min(dist.get(t.test_id, base + 1), base + 1)
-            raw_edges.append((via, t.test_id, cause_label(change, t.test_id, t.relation,
-                                                          via=via, test=True)))
+            raw_edges.append((via, t.test_id,
+                              edge_label(change, t.test_id, t.relation, test=True),
+                              cause_label(change, t.test_id, t.relation, via=via, test=True)))
 
     seed_rank = {s: i for i, s in reversed(list(enumerate(seeds)))}
     order = sorted(wanted, key=lambda n: (dist.get(n, 0), seed_rank.get(n, len(seeds)), n))
@@ -152,9 +174,9 @@ def build_dag(
             nodes.append(DagNode(n, "test" if "::" in n else "unknown", file, 0, "",
                                  batch_of.get(n)))
 
-    edges = sorted({(pos[a], pos[b], c) for a, b, c in raw_edges
+    edges = sorted({(pos[a], pos[b], c, w) for a, b, c, w in raw_edges
                     if a in pos and b in pos and pos[a] < pos[b]})
-    all_edges = [DagEdge(order[a], order[b], c) for a, b, c in edges]
+    all_edges = [DagEdge(order[a], order[b], c, w) for a, b, c, w in edges]
     omitted_nodes = max(0, len(nodes) - settings.max_dag_nodes)
     nodes = nodes[: settings.max_dag_nodes]
     return _fit(nodes, all_edges, omitted_nodes, settings)

@@ -18,8 +18,8 @@ from impactlens.answer.fit import Cut, fit, full_cut
 from impactlens.model import TriageEntry
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["brief", "markdown", "print_terminal", "render_markdown", "split_causes",
-           "terminal_lines"]
+__all__ = ["brief", "markdown", "markdown_cut", "print_terminal", "render_markdown",
+           "split_causes", "terminal_cut", "terminal_lines"]
 
 MORE_HINT = "impactlens analyze --all, or --json --detail"
 _BUCKETS = (
@@ -202,6 +202,15 @@ def _cut_width(lines: list[Text], width: int) -> list[Text]:
     return out
 
 
+def terminal_cut(answer: Answer, settings: Settings = DEFAULT, *, label: str = "",
+                 other_files: Iterable[str] = (), out_dir: Path | None = None) -> Cut:
+    """How much of each section the default terminal report shows."""
+    return fit(answer, lambda c: len(terminal_lines(answer, c, label=label,
+                                                    other_files=other_files,
+                                                    out_dir=out_dir)),
+               settings.terminal_lines)
+
+
 def print_terminal(answer: Answer, console: Console, *, settings: Settings = DEFAULT,
                    show_all: bool = False, label: str = "", other_files: Iterable[str] = (),
                    out_dir: Path | None = None) -> None:
@@ -212,8 +221,7 @@ def print_terminal(answer: Answer, console: Console, *, settings: Settings = DEF
         for line in terminal_lines(answer, full_cut(answer), **kw):  # type: ignore[arg-type]
             console.print(line, soft_wrap=True)
         return
-    cut = fit(answer, lambda c: len(terminal_lines(answer, c, **kw)),  # type: ignore[arg-type]
-              settings.terminal_lines)
+    cut = terminal_cut(answer, settings, **kw)  # type: ignore[arg-type]
     width = console.width if console.is_terminal else settings.piped_width
     for line in _cut_width(terminal_lines(answer, cut, **kw), width):  # type: ignore[arg-type]
         console.print(line, soft_wrap=True, crop=False)
@@ -307,9 +315,15 @@ def render_markdown(answer: Answer, *, settings: Settings = DEFAULT, show_all: b
     """The comment within ``settings.markdown_chars`` characters (uncut with ``show_all``)."""
     if show_all:
         return markdown(answer, full_cut(answer), label=label, other_files=other_files)
-    cut = fit(answer, lambda c: len(markdown(answer, c, label=label, other_files=other_files)),
-              settings.markdown_chars)
+    cut = markdown_cut(answer, settings, label=label, other_files=other_files)
     return markdown(answer, cut, label=label, other_files=other_files)
+
+
+def markdown_cut(answer: Answer, settings: Settings = DEFAULT, *, label: str = "",
+                 other_files: Iterable[str] = ()) -> Cut:
+    """How much of each section the default comment shows."""
+    return fit(answer, lambda c: len(markdown(answer, c, label=label, other_files=other_files)),
+               settings.markdown_chars)
 
 
 def brief(answer: Answer, cut: Cut, limit: int = 5) -> str:

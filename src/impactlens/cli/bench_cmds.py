@@ -12,6 +12,8 @@ from impactlens.errors import BadInputError
 
 # subcommand → module whose main(argv) -> int runs it
 HARNESSES = {
+    "budget": ("impactlens.bench.budget", "answer size per surface on real commits, and the "
+               "recall of what each shows"),
     "callgraph": ("impactlens.bench.callgraph", "call-graph accuracy vs hand-written truth, PyCG"),
     "change": ("impactlens.bench.change_impact", "change-impact corpus: P/R per change type"),
     "history": ("impactlens.bench.history", "real-history evaluation against co-changed files"),

@@ -52,6 +52,23 @@ class UnresolvedReason(StrEnum):
     EXTERNAL = "external"  # resolves outside the repository (stdlib/third party)
 
 
+_UNRESOLVED_WORDS = {
+    UnresolvedReason.DYNAMIC_GETATTR: "getattr with a computed name",
+    UnresolvedReason.REGISTRY_DISPATCH: "call through a registry",
+    UnresolvedReason.IMPORTLIB: "import of a computed module",
+    UnresolvedReason.EVAL: "eval/exec",
+    UnresolvedReason.GLOBALS: "lookup in globals()",
+    UnresolvedReason.UNKNOWN_RECEIVER: "call on a value of unknown type",
+    UnresolvedReason.UNKNOWN_NAME: "name bound nowhere visible",
+    UnresolvedReason.EXTERNAL: "call outside the repository",
+}
+
+
+def unresolved_words(reason: str) -> str:
+    """Why a site cannot be followed, in words (``reason`` as stored)."""
+    return _UNRESOLVED_WORDS.get(reason, reason)  # type: ignore[call-overload]
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     """A definition: module, class, function, method, test, field or constant.

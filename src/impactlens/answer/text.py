@@ -15,12 +15,14 @@ from rich.text import Text
 
 from impactlens.answer.build import Answer
 from impactlens.answer.fit import Cut, fit, full_cut
-from impactlens.model import TriageEntry
+from impactlens.impact.dag import short_name
+from impactlens.model import TriageEntry, unresolved_words
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["brief", "markdown", "markdown_cut", "print_terminal", "render_markdown",
            "split_causes", "terminal_cut", "terminal_lines"]
 
+_SIG_PAIR = 110  # a longer before → after pair is shown as what changed in it
 MORE_HINT = "impactlens analyze --all, or --json --detail"
 _BUCKETS = (
     ("must_inspect", "MUST-INSPECT", "bold red", "breaks unless updated"),
@@ -97,7 +99,9 @@ def _changes(answer: Answer, cut: Cut) -> list[Text]:
         t.append(f"  {c.file}:{_lines(c.line_range)}", style="dim")
         out.append(t)
         if c.before_sig and c.after_sig and c.before_sig != c.after_sig:
-            out.append(Text(f"      {c.before_sig}  →  {c.after_sig}", style="dim"))
+            long = len(c.before_sig) + len(c.after_sig) > _SIG_PAIR and c.what
+            out.append(Text(f"      {c.what}" if long else
+                            f"      {c.before_sig}  →  {c.after_sig}", style="dim"))
     if len(answer.changes) > len(shown):
         out.append(_more(len(answer.changes) - len(shown), "changes"))
     return out
@@ -152,7 +156,7 @@ def _dynamic(answer: Answer, cut: Cut) -> list[Text]:
     shown = answer.unanalyzable[: cut["unanalyzable"]]
     for u in shown:
         t = Text(f"  {u.file}:{u.line}  ")
-        t.append(u.reason, style="magenta")
+        t.append(unresolved_words(u.reason), style="magenta")
         t.append(f"  {u.text}")
         if u.affects:
             t.append(f"  → may reach {u.affects}", style="dim")
@@ -170,7 +174,8 @@ def _batches(answer: Answer, cut: Cut) -> list[Text]:
     shown = answer.batches[: cut["batches"]]
     for b in shown:
         flag = " (split)" if b.split else ""
-        out.append(Text(f"  {b.batch_id + 1}. {' → '.join(b.members)}{flag}"))
+        names = " → ".join(short_name(m) for m in b.members)  # full ids are listed above
+        out.append(Text(f"  {b.batch_id + 1}. {names}{flag}"))
     if len(answer.batches) > len(shown):
         out.append(_more(len(answer.batches) - len(shown), "batches"))
     return out
@@ -264,7 +269,8 @@ def markdown(answer: Answer, cut: Cut, *, label: str = "",
         out += ["", f"#### Dynamic sites ({len(answer.unanalyzable)})", "",
                 "Static analysis cannot follow these; check them by hand:", ""]
         for u in answer.unanalyzable[: cut["unanalyzable"]]:
-            out.append(f"- {_code(f'{u.file}:{u.line}')} {u.reason}: {_code(u.text)}"
+            why = unresolved_words(u.reason)
+            out.append(f"- {_code(f'{u.file}:{u.line}')} {why}: {_code(u.text)}"
                        + (f" → may reach {_code(u.affects)}" if u.affects else ""))
         if len(answer.unanalyzable) > cut["unanalyzable"]:
             out += ["", _md_more(len(answer.unanalyzable) - cut["unanalyzable"], "sites")]

@@ -46,6 +46,7 @@ from impactlens.model import (
     UnresolvedReason,
     UnresolvedSite,
     WalkResult,
+    unresolved_words,
 )
 
 _DYNAMIC = frozenset({
@@ -253,8 +254,8 @@ def promote(tri: Triage, hidden: Sequence[UnanalyzableHit],
             low.append(e)
             continue
         raised.append(TriageEntry(
-            e.entity, e.file, e.conf, e.reason + f"; un-analyzable {h.reason} site at "
-            f"{h.file}:{h.line} may reach {h.affects} (invisible to static analysis)",
+            e.entity, e.file, e.conf, e.reason + f"; {unresolved_words(h.reason)} at "
+            f"{h.file}:{h.line} may reach {h.affects} (static analysis cannot follow it)",
             Bucket.MAY, e.distance, e.hard))
     may = triage_stage.sort_entries([*tri.may_impact, *raised])
     return Triage(tri.must_inspect, tuple(may), tuple(low))

@@ -108,7 +108,7 @@ def risk_line(changes: tuple[AtomicChange, ...], must: int, may: int, tests: int
                      sorted(kinds.items(), key=lambda t: (-t[1], t[0])))
     parts = [f"{must} must change", f"{may} may be affected"]
     if unanalyzable:
-        parts.append(_plural(unanalyzable, "dynamic site") + " to check by hand")
+        parts.append(_plural(unanalyzable, "dynamic site"))
     return (f"risk: {level} — {what or 'no definition changed'}; " + ", ".join(parts)
             + f"; {_plural(tests, 'test')} to run")
 

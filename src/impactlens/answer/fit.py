@@ -21,7 +21,9 @@ Cut = Mapping[str, int]
 
 # sections in priority order (the first fills first)
 ORDER = ("changes", "must_inspect", "may_impact", "test_files", "unanalyzable", "batches",
-         "co_change", "tests", "low_risk", "dag", "test_map", "impact_sets")
+         "causes", "co_change", "tests", "low_risk", "dag", "test_map", "impact_sets")
+# "causes": how many of the shown MUST/MAY entries (in that order) a text surface prints
+# with their causes; the rest print one line each, so a long bucket still shows its files
 
 TOP_FILES = 5  # the ranked files every cut keeps (the head a reader and a benchmark read)
 
@@ -35,6 +37,8 @@ def section(answer: Answer, name: str) -> Sequence[Any]:
         return r.test_map
     if name == "impact_sets":
         return r.per_change
+    if name == "causes":
+        return (*answer.must_inspect, *answer.may_impact)
     return getattr(answer, name)  # type: ignore[no-any-return]
 
 
@@ -68,7 +72,8 @@ def floors(answer: Answer) -> dict[str, int]:
     must = max(min(3, len(answer.must_inspect)), _cover(answer.must_inspect, TOP_FILES, seen))
     may = max(min(3, len(answer.may_impact)),
               _cover(answer.may_impact, TOP_FILES - len(seen), seen))
-    few = {"changes": 8, "test_files": 3, "unanalyzable": 3, "batches": 2, "co_change": 3}
+    few = {"changes": 8, "test_files": 3, "unanalyzable": 3, "batches": 2, "causes": 3,
+           "co_change": 3}
     out = {name: min(few.get(name, 0), len(section(answer, name))) for name in ORDER}
     out.update(must_inspect=must, may_impact=may)
     return out

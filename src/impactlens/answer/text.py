@@ -107,6 +107,17 @@ def _changes(answer: Answer, cut: Cut) -> list[Text]:
     return out
 
 
+def _with_causes(answer: Answer, cut: Cut, key: str) -> int:
+    """How many of bucket ``key``'s shown entries print their causes: the first
+    ``cut["causes"]`` of the shown MUST then MAY entries (never LOW-RISK's)."""
+    causes = cut.get("causes", 0)
+    if key == "must_inspect":
+        return causes
+    if key == "may_impact":
+        return max(0, causes - min(cut["must_inspect"], len(answer.must_inspect)))
+    return 0
+
+
 def _bucket(answer: Answer, cut: Cut, key: str, name: str, style: str, hint: str
             ) -> list[Text]:
     entries: tuple[TriageEntry, ...] = getattr(answer, key)
@@ -117,12 +128,13 @@ def _bucket(answer: Answer, cut: Cut, key: str, name: str, style: str, hint: str
         out.append(Text("  (none)", style="dim"))
         return out
     shown = entries[: cut[key]]
-    for e in shown:
+    why = _with_causes(answer, cut, key)
+    for i, e in enumerate(shown):
         t = Text("  ")
         t.append(e.entity, style="bold")
         t.append(f"  {e.file} · conf {e.conf:.2f}{_named_by(e)}", style="dim")
         out.append(t)
-        if key != "low_risk":  # weak evidence: the name is enough (causes in the JSON)
+        if i < why:  # the rest print one line each (their causes are in the JSON)
             out += [Text(f"      ↳ {c}") for c in split_causes(e.reason)]
     if len(entries) > len(shown):
         out.append(_more(len(entries) - len(shown), "entries"))
@@ -294,8 +306,9 @@ def _md_bucket(answer: Answer, cut: Cut, key: str, name: str, hint: str) -> list
     if not entries:
         return [*out, "_none_"]
     out += ["| entity | file | conf | cause |", "|---|---|---:|---|"]
-    for e in entries[: cut[key]]:
-        cause = "<br>".join(_md(c) for c in split_causes(e.reason))
+    why = _with_causes(answer, cut, key)
+    for i, e in enumerate(entries[: cut[key]]):
+        cause = "<br>".join(_md(c) for c in split_causes(e.reason)) if i < why else ""
         out.append(f"| {_code(e.entity)} | {_code(e.file)} | {e.conf:.2f} | {cause} |")
     if len(entries) > cut[key]:
         out += ["", _md_more(len(entries) - cut[key], "entries")]

@@ -99,6 +99,17 @@ class Node:
 
 
 @dataclass(frozen=True, slots=True)
+class MissingName:
+    """A name an edit newly imports (``from module import name`` at ``file:line``) from
+    an in-repository module that neither defines nor re-exports it."""
+
+    file: str
+    line: int
+    module: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Edge:
     src: str
     dst: str

@@ -577,7 +577,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
                   pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
     from impactlens.api import Project
-    from impactlens.change.written import edit_calls
+    from impactlens.change.written import edit_uses
     from impactlens.impact.cochange import edited_symbols
     from impactlens.impact.pipeline import run_pipeline
     from impactlens.impact.recorded import recorded_tests
@@ -623,7 +623,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                        if settings.weighs_symbols else None)  # as analyze does
             cc, note = proj.co_change([seed.file], task=case.message, as_of=case.author_time,
                                       symbols=symbols)
-            removed, written = edit_calls(store, change, proj.module_of)  # as analyze does
+            uses = edit_uses(store, change, proj.module_of)  # as analyze does
             retired = proj.retired(change)  # the work tree is the parent: as analyze reads it
             named = proj.task_named(case.message, [seed.file])
             methods: dict[str, MethodRun] = {}
@@ -639,7 +639,8 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     store, change, module_of=proj.module_of,
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=unresolved,
-                    task=case.message, written=written, removed=removed, recorded=rec,
+                    task=case.message, written=uses.written, removed=uses.removed,
+                    missing=uses.missing, recorded=rec,
                     retired=retired, named=named, settings=s,
                 )
                 files, syms, tests, why = stage_predictions(

@@ -84,12 +84,12 @@ def _co_change(project: Project, change: ProposedChange) -> tuple[Mapping[str, A
 
 def analyze(project: Project, change: ProposedChange) -> ImpactResult:
     """Run the impact pipeline on ``change`` against ``project``'s (fresh) index."""
-    from impactlens.change.written import edit_calls
+    from impactlens.change.written import edit_uses
     from impactlens.impact.pipeline import run_pipeline
 
     co_change, note = _co_change(project, change)
     graph = before_graph(project, change)
-    removed, written = edit_calls(project.store, change.files, project.module_of)
+    uses = edit_uses(project.store, change.files, project.module_of)
     return run_pipeline(
         graph,
         change.files,
@@ -98,8 +98,9 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         co_change_note=note,
         unresolved=relevant_unresolved(project, graph, change),
         task=change.task or "",
-        written=written,
-        removed=removed,
+        written=uses.written,
+        removed=uses.removed,
+        missing=uses.missing,
         # a past commit's neighbours are not the disk's: what reads an attribute is unknown
         recorded=(recorded_runs(project.store, change.files,
                                 None if change.mode == "rev" else project.root)

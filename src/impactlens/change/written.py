@@ -1,4 +1,5 @@
-"""The calls an edit writes and the calls it removes (for the edit's own obligations).
+"""What an edit uses: the calls it writes, the calls it removes and the names it newly
+imports that do not exist (for the edit's own obligations).
 
 The walk answers "what depends on what I changed"; an edit also *uses* things, and a call
 it writes with arguments its callee does not accept yet means the callee must change too
@@ -8,28 +9,38 @@ keeps the call edges at the lines the edit wrote (only the definitions holding s
 are resolved); the pipeline checks them against their callees' current signatures
 (impact/triage.py, :func:`forward_entries`). The before text is resolved the same way, in
 the same pass (one diff per file), for the calls the edit replaced: a private helper that
-loses its last call is now unused (:func:`orphan_entries`).
+loses its last call is now unused (:func:`orphan_entries`). A ``from m import NAME`` the
+edit adds, where ``m`` is a module of the repository that neither defines nor re-exports
+NAME (in the state the edit leaves the other edited files in), means ``m`` must change
+too (:func:`missing_name_entries`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from impactlens.model import Edge, EdgeKind, FileChange, Resolution
+from impactlens.model import Edge, EdgeKind, FileChange, MissingName, Resolution
 
 if TYPE_CHECKING:
     from impactlens.index.store import Store
 
-__all__ = ["edit_calls"]
+__all__ = ["EditUses", "edit_uses"]
 
 
-def edit_calls(store: Store, files: Sequence[FileChange],
-               module_of: Callable[[str], str]) -> tuple[list[Edge], list[Edge]]:
-    """(call edges of the before text at the lines the edit replaced, call edges of the
-    after text at the lines it wrote). The before side is resolved from the text, so it is
-    right whichever state the index holds; each side sees the other edited files in that
-    same state."""
+@dataclass(frozen=True, slots=True)
+class EditUses:
+    removed: list[Edge]  # call edges of the before text at the lines the edit replaced
+    written: list[Edge]  # call edges of the after text at the lines the edit wrote
+    missing: list[MissingName]  # names the edit newly imports that the module lacks
+
+
+def edit_uses(store: Store, files: Sequence[FileChange],
+              module_of: Callable[[str], str]) -> EditUses:
+    """What the edit calls, stopped calling and newly imports. The before side is
+    resolved from the text, so it is right whichever state the index holds; each side
+    sees the other edited files in that same state."""
     from impactlens.change.overlay import text_facts
     from impactlens.impact.pipeline import changed_lines
 
@@ -48,7 +59,55 @@ def edit_calls(store: Store, files: Sequence[FileChange],
                 lines_of[f.path] = lines
                 paths.setdefault(module, f.path)
     before, after = (_side_calls(store, *side) for side in sides)
-    return before, after
+    return EditUses(before, after, _missing(store, files, module_of, sides[1]))
+
+
+def _imported(text: str | None, path: str, module: str) -> set[tuple[str, str]]:
+    """The ``(module, name)`` pairs a text imports with ``from … import`` (none when it
+    does not parse)."""
+    from impactlens.change.overlay import text_facts
+
+    facts = text_facts(path, text, module) if text is not None else None
+    if facts is None:
+        return set()
+    return {(mod, name) for _s, _l, mod, name, _a in facts.imports
+            if name is not None and name != "*"}
+
+
+def _missing(store: Store, files: Sequence[FileChange], module_of: Callable[[str], str],
+             after: tuple[dict[str, Any], dict[str, frozenset[int]], dict[str, str]]
+             ) -> list[MissingName]:
+    """The names each edited file newly imports from a repository module that does not
+    have them, that module seen as the edit leaves it."""
+    from impactlens.change.overlay import text_facts
+    from impactlens.index.indexer import _Lookup
+    from impactlens.index.python.resolve import resolver
+
+    state, _lines, paths = after
+    state = dict(state)
+    for f in files:  # every edited file's after state, not only those with written lines
+        if f.path.endswith(".py") and f.after is not None and f.path not in state:
+            facts = text_facts(f.path, f.after, module_of(f.path))
+            if facts is not None:
+                state[f.path] = facts
+                paths.setdefault(module_of(f.path), f.path)
+    out: list[MissingName] = []
+    for f in files:
+        facts = state.get(f.path)
+        if facts is None or f.after is None:
+            continue
+        old = _imported(f.before, f.path, facts.module)
+        new = [(line, mod, name) for _s, line, mod, name, _a in facts.imports
+               if name is not None and name != "*" and (mod, name) not in old]
+        if not new:
+            continue
+        with resolver(facts, _Lookup(dict(state), store, paths)) as r:
+            for line, mod, name in sorted(new):
+                target = r.mod(mod)
+                # a star import may supply any name: never an obligation
+                if target is not None and not target.stars and r.module_member(mod, name) == []:
+                    out.append(MissingName(f.path, line, mod, name))
+    return out
 
 
 def _side_calls(store: Store, state: dict[str, Any], lines_of: dict[str, frozenset[int]],

@@ -34,6 +34,7 @@ from impactlens.model import (
     FileChange,
     GraphView,
     ImpactResult,
+    MissingName,
     RelationSet,
     Triage,
     UnanalyzableHit,
@@ -54,6 +55,7 @@ def run_pipeline(
     task: str = "",
     written: Sequence[Edge] = (),
     removed: Sequence[Edge] = (),
+    missing: Sequence[MissingName] = (),
     recorded: RecordedTests | None = None,
     retired: Mapping[str, Sequence[str]] = {},
     named: Mapping[str, Sequence[tuple[str, str]]] = {},
@@ -118,6 +120,7 @@ def run_pipeline(
                                                         settings))
         per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
                                                        settings))
+        per_entries.extend(triage_stage.missing_name_entries(graph, missing, settings))
     if "named" in channels:  # what the task text names, where it is defined
         per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning

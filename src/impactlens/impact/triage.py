@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from impactlens.impact.classify import params_of
-from impactlens.impact.dag import cause_label
+from impactlens.impact.dag import cause_label, short_name
 from impactlens.impact.graphcache import cached
 from impactlens.impact.relations import CONSTRUCTOR_NAMES
 from impactlens.impact.retired import retired_reason
@@ -47,6 +47,7 @@ from impactlens.model import (
     Edge,
     EdgeKind,
     GraphView,
+    MissingName,
     Node,
     NodeKind,
     Params,
@@ -492,6 +493,22 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
             out.append(_obligation(callee, Bucket.MUST, settings, (
                 f"the edit calls it at {e.file}:{e.line} with arguments its signature does "
                 f"not accept ({why}): change it too, or the call")))
+    return out
+
+
+def missing_name_entries(graph: GraphView, missing: Iterable[MissingName],
+                         settings: Settings = DEFAULT) -> list[TriageEntry]:
+    """MUST-INSPECT for each repository module the edit newly imports a name from that
+    the module neither defines nor re-exports (``missing``, change/written.py): the name
+    must be defined there too, or the import fails."""
+    out: list[TriageEntry] = []
+    for m in sorted(missing, key=lambda m: (m.module, m.name, m.file, m.line)):
+        module = graph.node(m.module)
+        if module is None:
+            continue
+        out.append(_obligation(module, Bucket.MUST, settings, (
+            f"define {m.name} here: the edit imports it at {m.file}:{m.line} "
+            f"(from {m.module} import {m.name}), and {short_name(m.module)} has no such name")))
     return out
 
 

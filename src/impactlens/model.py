@@ -100,13 +100,16 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class MissingName:
-    """A name an edit newly imports (``from module import name`` at ``file:line``) from
-    an in-repository module that neither defines nor re-exports it."""
+    """A name the edit needs from another definition of the repository that does not
+    have it: ``from owner import name`` newly written at ``file:line`` (``owner`` a
+    module), or an attribute read or method call ``x.name`` the edit writes where ``x``
+    is that module or an instance of the class ``owner`` (``member``)."""
 
     file: str
     line: int
-    module: str
+    owner: str
     name: str
+    member: bool = False
 
 
 @dataclass(frozen=True, slots=True)

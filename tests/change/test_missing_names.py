@@ -101,3 +101,76 @@ def test_an_import_that_was_already_there_is_not_the_edits_obligation(make_repo)
     files = {"pkg/__init__.py": "", "pkg/plain.py": PLAIN, "pkg/view.py": broken}
     res = _analyze(make_repo, files, {"pkg/view.py": broken.replace("return x", "return 2")})
     assert "pkg.plain" not in _must(res)
+
+
+AUTH = '''class Base:
+    retries = 2
+
+    def close(self):
+        return None
+
+
+class Auth(Base):
+    def __init__(self):
+        self.token = 1
+
+    @property
+    def scheme(self):
+        return "Bearer"
+
+    def header(self):
+        return self.token
+
+
+class Lazy:
+    def __getattr__(self, name):
+        return name
+'''
+CLIENT = '''from pkg.auth import Auth, Lazy
+
+
+class Client:
+    def __init__(self):
+        self.auth = Auth()
+        self.lazy = Lazy()
+
+    def send(self):
+        return self.auth.header()
+'''
+
+
+def test_a_member_the_receivers_class_lacks_makes_the_class_must_inspect(make_repo):
+    files = {"pkg/__init__.py": "", "pkg/auth.py": AUTH, "pkg/client.py": CLIENT}
+    res = _analyze(make_repo, files, {"pkg/client.py": CLIENT.replace(
+        "return self.auth.header()",
+        "if self.auth.requires_body:\n            return self.auth.sign()\n"
+        "        return self.auth.header()")})
+    must = _must(res)
+    assert "pkg.auth.Auth" in must, must
+    causes = must["pkg.auth.Auth"].split(" | ")
+    assert any(c.startswith("add the member requires_body: the edit uses it on an instance "
+                            "of Auth at pkg/client.py:10") for c in causes), causes
+    assert any(c.startswith("add the member sign:") for c in causes), causes
+    [entry] = [e for e in res.triage.must_inspect if e.entity == "pkg.auth.Auth"]
+    assert entry.file == "pkg/auth.py"
+
+
+def test_a_name_read_off_an_imported_module(make_repo):
+    files = {"pkg/__init__.py": "", "pkg/plain.py": PLAIN, "pkg/view.py": VIEW}
+    res = _analyze(make_repo, files, {"pkg/view.py": (
+        "import pkg.plain\n\n\ndef render(x):\n    return pkg.plain.slugify(x)\n")})
+    assert _must(res).get("pkg.plain", "").startswith(
+        "define slugify here: the edit uses pkg.plain.slugify at pkg/view.py:5")
+
+
+def test_no_obligation_for_members_that_exist_or_may(make_repo):
+    files = {"pkg/__init__.py": "", "pkg/auth.py": AUTH, "pkg/client.py": CLIENT}
+    uses = ("        a = self.auth\n"
+            "        return (a.token, a.scheme, a.retries, a.close(), a.header(),"
+            " self.lazy.anything, a.__class__, self.auth.fresh)\n")
+    edited_auth = AUTH.replace("        self.token = 1\n",
+                               "        self.token = 1\n        self.fresh = True\n")
+    res = _analyze(make_repo, files, {
+        "pkg/client.py": CLIENT.replace("        return self.auth.header()\n", uses),
+        "pkg/auth.py": edited_auth})  # the same edit adds `fresh`
+    assert not [e for e in res.triage.must_inspect if "add the member" in e.reason], _must(res)

@@ -83,7 +83,7 @@ def _missing(store: Store, files: Sequence[FileChange], module_of: Callable[[str
     from impactlens.index.indexer import _Lookup
     from impactlens.index.python.resolve import resolver
 
-    state, _lines, paths = after
+    state, lines_of, paths = after
     state = dict(state)
     for f in files:  # every edited file's after state, not only those with written lines
         if f.path.endswith(".py") and f.after is not None and f.path not in state:
@@ -99,14 +99,70 @@ def _missing(store: Store, files: Sequence[FileChange], module_of: Callable[[str
         old = _imported(f.before, f.path, facts.module)
         new = [(line, mod, name) for _s, line, mod, name, _a in facts.imports
                if name is not None and name != "*" and (mod, name) not in old]
-        if not new:
+        lines = lines_of.get(f.path, frozenset())
+        if not new and not lines:
             continue
-        with resolver(facts, _Lookup(dict(state), store, paths)) as r:
-            for line, mod, name in sorted(new):
-                target = r.mod(mod)
-                # a star import may supply any name: never an obligation
-                if target is not None and not target.stars and r.module_member(mod, name) == []:
-                    out.append(MissingName(f.path, line, mod, name))
+        try:
+            with resolver(facts, _Lookup(dict(state), store, paths)) as r:
+                out += [MissingName(f.path, line, mod, name) for line, mod, name in sorted(new)
+                        if _lacks_module_name(r, mod, name)]
+                out += _missing_members(r, facts, lines)
+        except RecursionError:  # too deeply nested to resolve: no obligations from it
+            continue
+    return sorted(set(out), key=lambda m: (m.file, m.line, m.owner, m.name))
+
+
+def _lacks_module_name(r: Any, module: str, name: str) -> bool:
+    """Whether repository module ``module`` has no ``name`` in any form (a star import
+    may supply any name, so a module with one never lacks it)."""
+    target = r.mod(module)
+    return target is not None and not target.stars and r.module_member(module, name) == []
+
+
+_DYNAMIC_ATTRS = ("__getattr__", "__getattribute__")
+
+
+def _lacks_member(r: Any, cls: tuple[str, int], name: str) -> bool:
+    """Whether instances of repository class ``cls`` have no attribute ``name`` by any
+    means the index can see: every base is in the repository, no class of its MRO is
+    decorated, has a metaclass, or serves attributes dynamically, and none defines or
+    assigns ``name``."""
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    order, gap = r.mro(cls)
+    if gap is not None:
+        return False
+    for key in order:
+        mf = r.mod(key[0])
+        if mf is None:
+            return False
+        sc = mf.scopes[key[1]]
+        if (sc.decos or sc.meta is not None or name in sc.byname or name in sc.inst
+                or any(d in sc.byname for d in _DYNAMIC_ATTRS)):
+            return False
+    return True
+
+
+def _missing_members(r: Any, facts: Any, lines: frozenset[int]) -> list[MissingName]:
+    """Attribute reads and method calls at ``lines`` whose receiver has exactly one value,
+    a repository module or an instance of one repository class, that lacks the name."""
+    out: list[MissingName] = []
+    for sidx, sc in enumerate(facts.scopes):
+        sites = [(line, enc) for line, enc, access in sc.refs
+                 if line in lines and enc[0] == "a" and "r" in access]
+        sites += [(site[0], site[1]) for site in sc.calls
+                  if site[0] in lines and site[1][0] == "a" and site[7] is None]
+        for line, enc in sites:
+            # one value, however it was found (a field's type is read off its assignments)
+            base, _inferred = r.vals(facts, sidx, enc[1], None)
+            if len(base) != 1:
+                continue
+            v, name = base[0], enc[2]
+            if v[0] == "M" and _lacks_module_name(r, v[1], name):
+                out.append(MissingName(facts.path, line, v[1], name, member=True))
+            elif v[0] == "I" and _lacks_member(r, (v[1], v[2]), name):
+                out.append(MissingName(facts.path, line, r.scope_id(v[1], v[2]), name,
+                                       member=True))
     return out
 
 

@@ -498,17 +498,26 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
 
 def missing_name_entries(graph: GraphView, missing: Iterable[MissingName],
                          settings: Settings = DEFAULT) -> list[TriageEntry]:
-    """MUST-INSPECT for each repository module the edit newly imports a name from that
-    the module neither defines nor re-exports (``missing``, change/written.py): the name
-    must be defined there too, or the import fails."""
+    """MUST-INSPECT for each repository module or class the edit needs a name from that
+    it does not have (``missing``, change/written.py): the name must be defined there
+    too, or the import or attribute access fails."""
     out: list[TriageEntry] = []
-    for m in sorted(missing, key=lambda m: (m.module, m.name, m.file, m.line)):
-        module = graph.node(m.module)
-        if module is None:
+    for m in sorted(missing, key=lambda m: (m.owner, m.name, m.file, m.line)):
+        owner = graph.node(m.owner)
+        if owner is None:
             continue
-        out.append(_obligation(module, Bucket.MUST, settings, (
-            f"define {m.name} here: the edit imports it at {m.file}:{m.line} "
-            f"(from {m.module} import {m.name}), and {short_name(m.module)} has no such name")))
+        if not m.member:
+            why = (f"define {m.name} here: the edit imports it at {m.file}:{m.line} "
+                   f"(from {m.owner} import {m.name}), and {short_name(m.owner)} has no "
+                   "such name")
+        elif owner.kind is NodeKind.MODULE:
+            why = (f"define {m.name} here: the edit uses {short_name(m.owner)}.{m.name} at "
+                   f"{m.file}:{m.line}, and the module has no such name")
+        else:
+            cls = m.owner.rsplit(".", 1)[-1]
+            why = (f"add the member {m.name}: the edit uses it on an instance of {cls} at "
+                   f"{m.file}:{m.line}, and neither the class nor its bases define it")
+        out.append(_obligation(owner, Bucket.MUST, settings, why))
     return out
 
 

@@ -120,7 +120,8 @@ def run_pipeline(
                                                         settings))
         per_entries.extend(triage_stage.orphan_entries(graph, edited_files, removed, written,
                                                        settings))
-        per_entries.extend(triage_stage.missing_name_entries(graph, missing, settings))
+        per_entries.extend(triage_stage.missing_name_entries(graph, missing, edited_files,
+                                                             settings))
     if "named" in channels:  # what the task text names, where it is defined
         per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning

@@ -497,14 +497,17 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
 
 
 def missing_name_entries(graph: GraphView, missing: Iterable[MissingName],
-                         settings: Settings = DEFAULT) -> list[TriageEntry]:
+                         edited_files: Iterable[str], settings: Settings = DEFAULT
+                         ) -> list[TriageEntry]:
     """MUST-INSPECT for each repository module or class the edit needs a name from that
     it does not have (``missing``, change/written.py): the name must be defined there
-    too, or the import or attribute access fails."""
+    too, or the import or attribute access fails. Owners in the edited files are left
+    out: the edit is changing them, in the state it leaves them in."""
+    edited = set(edited_files)
     out: list[TriageEntry] = []
     for m in sorted(missing, key=lambda m: (m.owner, m.name, m.file, m.line)):
         owner = graph.node(m.owner)
-        if owner is None:
+        if owner is None or owner.file in edited:
             continue
         if not m.member:
             why = (f"define {m.name} here: the edit imports it at {m.file}:{m.line} "

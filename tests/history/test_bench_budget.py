@@ -48,3 +48,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert budget.main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("impactlens: error:")
     assert budget.main(["--from-json", str(tmp_path / "missing.json")]) == 2
+
+
+def test_the_obligations_bench_scores_a_flag_against_the_commit(make_repo, git_commit, capsys):
+    from impactlens.bench import obligations
+
+    from .conftest import day
+
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def f(x):\n    return x\n",
+                      "pkg/b.py": "from pkg.a import f\n\n\ndef g(y):\n    return f(y)\n"},
+                     date=day(0))
+    # the commit adds a helper to a.py and uses it from b.py: b's import is a right flag
+    git_commit(root, {"pkg/a.py": "def f(x):\n    return x\n\n\ndef h(x):\n    return -x\n",
+                      "pkg/b.py": "from pkg.a import f, h\n\n\ndef g(y):\n    return h(f(y))\n"},
+               "negate the result of g", date=day(1))
+    assert obligations.main([str(root), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [(f["file"], f["owner"], f["name"], f["right"]) for f in got["flags"]] == [
+        ("pkg/b.py", "pkg.a", "h", True)]
+    assert got["summary"]["imports"] == {"flags": 1, "right": 1, "precision": 1.0, "cases": 1}

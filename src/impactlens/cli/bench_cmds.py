@@ -14,6 +14,8 @@ from impactlens.errors import BadInputError
 HARNESSES = {
     "budget": ("impactlens.bench.budget", "answer size per surface on real commits, and the "
                "recall of what each shows"),
+    "obligations": ("impactlens.bench.obligations", "precision of the names-an-edit-needs "
+                    "obligations on real commits"),
     "callgraph": ("impactlens.bench.callgraph", "call-graph accuracy vs hand-written truth, PyCG"),
     "change": ("impactlens.bench.change_impact", "change-impact corpus: P/R per change type"),
     "history": ("impactlens.bench.history", "real-history evaluation against co-changed files"),

@@ -113,6 +113,19 @@ class MissingName:
 
 
 @dataclass(frozen=True, slots=True)
+class Unexported:
+    """A public name the edit adds to ``module`` that its package's ``__init__.py``
+    (``package``, at ``init_file``) does not import, while it imports ``siblings`` from
+    that module by name: the package may mean to re-export it too."""
+
+    module: str
+    name: str
+    package: str
+    init_file: str
+    siblings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Edge:
     src: str
     dst: str

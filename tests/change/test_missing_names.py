@@ -174,3 +174,32 @@ def test_no_obligation_for_members_that_exist_or_may(make_repo):
         "pkg/client.py": CLIENT.replace("        return self.auth.header()\n", uses),
         "pkg/auth.py": edited_auth})  # the same edit adds `fresh`
     assert not [e for e in res.triage.must_inspect if "add the member" in e.reason], _must(res)
+
+
+def _may(res):
+    return {e.entity: e.reason for e in res.triage.may_impact}
+
+
+INIT = "from pkg.shapes import Circle, Square\n\n__all__ = ['Circle', 'Square']\n"
+SHAPES = "class Circle:\n    pass\n\n\nclass Square:\n    pass\n"
+
+
+def test_a_new_public_name_beside_re_exported_siblings_asks_for_a_re_export(make_repo):
+    files = {"pkg/__init__.py": INIT, "pkg/shapes.py": SHAPES}
+    res = _analyze(make_repo, files, {"pkg/shapes.py": SHAPES + (
+        "\n\nclass Triangle:\n    pass\n\n\ndef _private():\n    pass\n")})
+    may = _may(res)
+    assert may.get("pkg", "").startswith(
+        "re-export Triangle? pkg/__init__.py imports Circle, Square from pkg.shapes"), may
+    assert "_private" not in may.get("pkg", "")
+    assert "pkg" not in _must(res)
+
+
+def test_no_re_export_hint_when_the_package_takes_everything_or_nothing(make_repo):
+    edit = {"pkg/shapes.py": SHAPES + "\n\nclass Triangle:\n    pass\n"}
+    for init in ("from pkg.shapes import *  # noqa: F403\n", "", "import pkg.shapes\n"):
+        res = _analyze(make_repo, {"pkg/__init__.py": init, "pkg/shapes.py": SHAPES}, edit)
+        assert "re-export" not in _may(res).get("pkg", ""), init
+    both = _analyze(make_repo, {"pkg/__init__.py": INIT, "pkg/shapes.py": SHAPES}, {
+        **edit, "pkg/__init__.py": INIT.replace("Square\n", "Square, Triangle\n")})
+    assert "re-export" not in _may(both).get("pkg", "")  # the same edit re-exports it

@@ -64,6 +64,6 @@ def test_the_obligations_bench_scores_a_flag_against_the_commit(make_repo, git_c
                "negate the result of g", date=day(1))
     assert obligations.main([str(root), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert [(f["file"], f["owner"], f["name"], f["right"]) for f in got["flags"]] == [
-        ("pkg/b.py", "pkg.a", "h", True)]
+    assert [(f["file"], f["owner"], f["name"], f["kind"], f["right"])
+            for f in got["flags"]] == [("pkg/b.py", "pkg.a", "h", "import", True)]
     assert got["summary"]["imports"] == {"flags": 1, "right": 1, "precision": 1.0, "cases": 1}

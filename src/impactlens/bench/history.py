@@ -640,7 +640,7 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                     co_change=cc if "cochange" in chans else {},
                     co_change_note=note, unresolved=unresolved,
                     task=case.message, written=uses.written, removed=uses.removed,
-                    missing=uses.missing, recorded=rec,
+                    missing=uses.missing, unexported=uses.unexported, recorded=rec,
                     retired=retired, named=named, settings=s,
                 )
                 files, syms, tests, why = stage_predictions(

@@ -3,8 +3,9 @@
 For each case `bench history` mines (a real commit changing 2–8 source files), every
 changed file that exists at the parent is applied whole, alone, at the parent, and the
 names it needs that another definition lacks (an import of a missing name, an attribute
-or method missing on a module or class) are listed. A flag is right when the commit
-changed the flagged file too. Owners in the applied file itself are not counted (the
+or method missing on a module or class) are listed, and the package ``__init__.py``
+files that re-export its siblings and not a public name it adds. A flag is right when
+the commit changed the flagged file too. Owners in the applied file itself are not counted (the
 analysis leaves them out: the edit is changing that file).
 """
 
@@ -47,9 +48,15 @@ def case_flags(repo: Path, case: Case) -> list[dict[str, Any]]:
                 if node is None or node.file == path:
                     continue
                 out.append({"sha": case.sha, "file": path, "line": m.line, "owner": m.owner,
-                            "name": m.name, "member": m.member, "owner_file": node.file,
-                            "right": node.file in changed})
+                            "name": m.name, "kind": "member" if m.member else "import",
+                            "owner_file": node.file, "right": node.file in changed})
+            out += [{"sha": case.sha, "file": path, "line": 0, "owner": u.package,
+                     "name": u.name, "kind": "reexport", "owner_file": u.init_file,
+                     "right": u.init_file in changed} for u in uses.unexported]
     return out
+
+
+KINDS = ("import", "member", "reexport")  # MUST, MUST, MAY
 
 
 def summarize(flags: Sequence[dict[str, Any]], cases: int) -> dict[str, Any]:
@@ -60,8 +67,8 @@ def summarize(flags: Sequence[dict[str, Any]], cases: int) -> dict[str, Any]:
                 "cases": len({r["sha"] for r in rows})}
 
     return {"cases": cases, "all": part(flags),
-            "imports": part([r for r in flags if not r["member"]]),
-            "members": part([r for r in flags if r["member"]])}
+            **{f"{kind}s": part([r for r in flags if r["kind"] == kind])
+               for kind in KINDS}}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -93,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({"repo": top.name, "summary": summary, "flags": flags}, indent=1))
         return 0
     print(f"# {top.name}: {len(cases)} cases")
-    for kind in ("all", "imports", "members"):
+    for kind in ("all", *(f"{k}s" for k in KINDS)):
         s = summary[kind]
         print(f"{kind:<8} {s['flags']:>4} flags in {s['cases']:>3} cases, {s['right']:>4} right"
               f" (precision {s['precision'] if s['precision'] is not None else 'n/a'})")

@@ -101,6 +101,7 @@ def analyze(project: Project, change: ProposedChange) -> ImpactResult:
         written=uses.written,
         removed=uses.removed,
         missing=uses.missing,
+        unexported=uses.unexported,
         # a past commit's neighbours are not the disk's: what reads an attribute is unknown
         recorded=(recorded_runs(project.store, change.files,
                                 None if change.mode == "rev" else project.root)

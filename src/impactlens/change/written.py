@@ -21,19 +21,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from impactlens.model import Edge, EdgeKind, FileChange, MissingName, Resolution
+from impactlens.model import Edge, EdgeKind, FileChange, MissingName, Resolution, Unexported
 
 if TYPE_CHECKING:
     from impactlens.index.store import Store
 
 __all__ = ["EditUses", "edit_uses"]
 
+# one state of the edited files: their facts, the lines written, module → path
+Side = tuple[dict[str, Any], dict[str, frozenset[int]], dict[str, str]]
+
 
 @dataclass(frozen=True, slots=True)
 class EditUses:
     removed: list[Edge]  # call edges of the before text at the lines the edit replaced
     written: list[Edge]  # call edges of the after text at the lines the edit wrote
-    missing: list[MissingName]  # names the edit newly imports that the module lacks
+    missing: list[MissingName]  # names the edit needs that their owner lacks
+    unexported: list[Unexported]  # new public names their package does not re-export
 
 
 def edit_uses(store: Store, files: Sequence[FileChange],
@@ -45,7 +49,7 @@ def edit_uses(store: Store, files: Sequence[FileChange],
     from impactlens.impact.pipeline import changed_lines
 
     indexed = store.module_paths()
-    sides: list[tuple[dict[str, Any], dict[str, frozenset[int]], dict[str, str]]] = [
+    sides: list[Side] = [
         ({}, {}, dict(indexed)) for _ in range(2)]  # (facts, lines, module paths)
     for f in files:
         if not f.path.endswith(".py"):
@@ -59,7 +63,60 @@ def edit_uses(store: Store, files: Sequence[FileChange],
                 lines_of[f.path] = lines
                 paths.setdefault(module, f.path)
     before, after = (_side_calls(store, *side) for side in sides)
-    return EditUses(before, after, _missing(store, files, module_of, sides[1]))
+    state = _complete(sides[1], files, module_of)
+    return EditUses(before, after, _missing(store, files, state),
+                    _unexported(store, files, state[0]))
+
+
+def _complete(side: Side, files: Sequence[FileChange], module_of: Callable[[str], str]
+              ) -> Side:
+    """The after side with every edited file's facts, not only those with written lines
+    (an edit that only deletes lines still leaves its file in a new state)."""
+    from impactlens.change.overlay import text_facts
+
+    state, lines_of, paths = dict(side[0]), side[1], dict(side[2])
+    for f in files:
+        if f.path.endswith(".py") and f.after is not None and f.path not in state:
+            facts = text_facts(f.path, f.after, module_of(f.path))
+            if facts is not None:
+                state[f.path] = facts
+                paths.setdefault(module_of(f.path), f.path)
+    return state, lines_of, paths
+
+
+def _top_names(facts: Any) -> set[str]:
+    """The public functions and classes a module defines at its top level."""
+    from impactlens.index.python.facts import CLASS, FUNCTION
+
+    return {sc.name for sc in facts.scopes
+            if sc.parent == 0 and sc.kind in (CLASS, FUNCTION) and not sc.name.startswith("_")}
+
+
+def _unexported(store: Store, files: Sequence[FileChange], after: dict[str, Any]
+                ) -> list[Unexported]:
+    """The public names the edit adds to a module whose package ``__init__.py`` imports
+    other names from it explicitly and not this one (nor everything, with ``*``)."""
+    from impactlens.change.overlay import text_facts
+
+    paths = store.module_paths()
+    out: list[Unexported] = []
+    for f in files:
+        facts = after.get(f.path)
+        if facts is None or f.path.endswith("__init__.py"):
+            continue
+        old = text_facts(f.path, f.before, facts.module) if f.before is not None else None
+        new = _top_names(facts) - (_top_names(old) if old is not None else set())
+        package = facts.module.rpartition(".")[0]
+        init_file = paths.get(package, "")
+        init = after.get(init_file) or (store.facts(init_file) if init_file else None)
+        if not new or init is None:
+            continue
+        imported = [name for _s, _l, mod, name, _a in init.imports if mod == facts.module]
+        siblings = tuple(dict.fromkeys(n for n in imported if n is not None and n != "*"))
+        if siblings and "*" not in imported:
+            out += [Unexported(facts.module, name, package, init_file, siblings)
+                    for name in sorted(new - set(siblings))]
+    return out
 
 
 def _imported(text: str | None, path: str, module: str) -> set[tuple[str, str]]:
@@ -74,23 +131,14 @@ def _imported(text: str | None, path: str, module: str) -> set[tuple[str, str]]:
             if name is not None and name != "*"}
 
 
-def _missing(store: Store, files: Sequence[FileChange], module_of: Callable[[str], str],
-             after: tuple[dict[str, Any], dict[str, frozenset[int]], dict[str, str]]
-             ) -> list[MissingName]:
-    """The names each edited file newly imports from a repository module that does not
-    have them, that module seen as the edit leaves it."""
-    from impactlens.change.overlay import text_facts
+def _missing(store: Store, files: Sequence[FileChange], after: Side) -> list[MissingName]:
+    """The names each edited file needs from a repository module or class that does not
+    have them (newly imported, or read and called at the lines it wrote), the other
+    edited files seen as the edit leaves them."""
     from impactlens.index.indexer import _Lookup
     from impactlens.index.python.resolve import resolver
 
     state, lines_of, paths = after
-    state = dict(state)
-    for f in files:  # every edited file's after state, not only those with written lines
-        if f.path.endswith(".py") and f.after is not None and f.path not in state:
-            facts = text_facts(f.path, f.after, module_of(f.path))
-            if facts is not None:
-                state[f.path] = facts
-                paths.setdefault(module_of(f.path), f.path)
     out: list[MissingName] = []
     for f in files:
         facts = state.get(f.path)

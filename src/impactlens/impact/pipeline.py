@@ -38,6 +38,7 @@ from impactlens.model import (
     RelationSet,
     Triage,
     UnanalyzableHit,
+    Unexported,
     UnresolvedSite,
 )
 from impactlens.settings import DEFAULT, Settings
@@ -56,6 +57,7 @@ def run_pipeline(
     written: Sequence[Edge] = (),
     removed: Sequence[Edge] = (),
     missing: Sequence[MissingName] = (),
+    unexported: Sequence[Unexported] = (),
     recorded: RecordedTests | None = None,
     retired: Mapping[str, Sequence[str]] = {},
     named: Mapping[str, Sequence[tuple[str, str]]] = {},
@@ -122,6 +124,7 @@ def run_pipeline(
                                                        settings))
         per_entries.extend(triage_stage.missing_name_entries(graph, missing, edited_files,
                                                              settings))
+        per_entries.extend(triage_stage.unexported_entries(graph, unexported, settings))
     if "named" in channels:  # what the task text names, where it is defined
         per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning

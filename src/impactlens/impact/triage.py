@@ -57,6 +57,7 @@ from impactlens.model import (
     TestImpact,
     Triage,
     TriageEntry,
+    Unexported,
     WalkResult,
 )
 from impactlens.settings import DEFAULT, Settings
@@ -521,6 +522,23 @@ def missing_name_entries(graph: GraphView, missing: Iterable[MissingName],
             why = (f"add the member {m.name}: the edit uses it on an instance of {cls} at "
                    f"{m.file}:{m.line}, and neither the class nor its bases define it")
         out.append(_obligation(owner, Bucket.MUST, settings, why))
+    return out
+
+
+def unexported_entries(graph: GraphView, unexported: Iterable[Unexported],
+                       settings: Settings = DEFAULT) -> list[TriageEntry]:
+    """MAY-IMPACT for each package ``__init__.py`` that re-exports names of a module by
+    name and not the public name the edit adds to it (``unexported``,
+    change/written.py): it may be meant for the package's interface too."""
+    out: list[TriageEntry] = []
+    for u in sorted(unexported, key=lambda u: (u.package, u.module, u.name)):
+        package = graph.node(u.package)
+        if package is None:
+            continue
+        shown = ", ".join(u.siblings[:3]) + (", …" if len(u.siblings) > 3 else "")
+        out.append(_obligation(package, Bucket.MAY, settings, (
+            f"re-export {u.name}? {u.init_file} imports {shown} from {u.module}, "
+            f"and the edit adds {u.name} there")))
     return out
 
 

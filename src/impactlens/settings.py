@@ -139,6 +139,11 @@ class Settings:
     # … unless more library files than this define the name (a module: unless another
     # library module has its name too); 0 switches task-named files off
     task_named_max_files: int = 3
+    # the other overrides of a method a changed method overrides are MAY-IMPACT at this
+    # confidence (impact/siblings.py; measured by `bench history` and `bench
+    # obligations`), unless the base has more overrides than ``max_siblings``
+    sibling_conf: float = 0.4
+    max_siblings: int = 6
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32
@@ -148,9 +153,10 @@ class Settings:
     # "walk" (§3.3 structural walk), "cochange" (§3.4), "testmap" (§3.5 test impact),
     # "lexical" (§3.6 soft-rank), "retired" (impact/retired.py: files mentioning what the
     # edit stopped mentioning), "named" (impact/tasknamed.py: definitions the task text
-    # names). Removing one switches that channel off, all else fixed.
+    # names), "siblings" (impact/siblings.py: other overrides of what a changed method
+    # overrides). Removing one switches that channel off, all else fixed.
     channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical",
-                                          "retired", "named"})
+                                          "retired", "named", "siblings"})
 
     # --- §3.9 DAG ----------------------------------------------------------------
     max_dag_nodes: int = 200

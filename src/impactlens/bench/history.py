@@ -106,7 +106,7 @@ from impactlens.index.recording import base_test_id
 from impactlens.settings import DEFAULT, Settings, override, to_env
 
 KS = (1, 3, 5)
-CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named")
+CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named", "siblings")
 BASELINES = ("imports", "cochange10", "callers1")
 NOISE = 0.05  # §7.6: |Δ| ≤ 5 % (absolute, on [0, 1] metrics) is noise
 _MECHANICAL = re.compile(

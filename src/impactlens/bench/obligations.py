@@ -3,8 +3,9 @@
 For each case `bench history` mines (a real commit changing 2–8 source files), every
 changed file that exists at the parent is applied whole, alone, at the parent, and the
 names it needs that another definition lacks (an import of a missing name, an attribute
-or method missing on a module or class) are listed, and the package ``__init__.py``
-files that re-export its siblings and not a public name it adds. A flag is right when
+or method missing on a module or class) are listed, the package ``__init__.py`` files
+that re-export its siblings and not a public name it adds, and the other overrides of
+what a changed method overrides. A flag is right when
 the commit changed the flagged file too. Owners in the applied file itself are not counted (the
 analysis leaves them out: the edit is changing that file).
 """
@@ -29,6 +30,8 @@ def case_flags(repo: Path, case: Case) -> list[dict[str, Any]]:
     """The flags of each changed file of ``case``, applied alone at the parent."""
     from impactlens.api import Project
     from impactlens.change.written import edit_uses
+    from impactlens.impact.classify import classify
+    from impactlens.impact.siblings import sibling_entries
 
     out: list[dict[str, Any]] = []
     changed = {*case.source_files, *case.added_files}
@@ -53,10 +56,15 @@ def case_flags(repo: Path, case: Case) -> list[dict[str, Any]]:
             out += [{"sha": case.sha, "file": path, "line": 0, "owner": u.package,
                      "name": u.name, "kind": "reexport", "owner_file": u.init_file,
                      "right": u.init_file in changed} for u in uses.unexported]
+            atomic = classify(case.before[path], after, path, proj.module_of(path))
+            out += [{"sha": case.sha, "file": path, "line": 0, "owner": e.entity,
+                     "name": e.entity.rpartition(".")[2], "kind": "sibling",
+                     "owner_file": e.file, "right": e.file in changed}
+                    for e in sibling_entries(proj.store, atomic, [path])]
     return out
 
 
-KINDS = ("import", "member", "reexport")  # MUST, MUST, MAY
+KINDS = ("import", "member", "reexport", "sibling")  # MUST, MUST, MAY, MAY
 
 
 def summarize(flags: Sequence[dict[str, Any]], cases: int) -> dict[str, Any]:

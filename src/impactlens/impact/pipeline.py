@@ -21,6 +21,7 @@ from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.rank import rank
 from impactlens.impact.recorded import RecordedTests
 from impactlens.impact.relations import select_relations
+from impactlens.impact.siblings import sibling_entries
 from impactlens.impact.tasknamed import task_named_entries
 from impactlens.impact.taskrel import relevances
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
@@ -125,6 +126,8 @@ def run_pipeline(
         per_entries.extend(triage_stage.missing_name_entries(graph, missing, edited_files,
                                                              settings))
         per_entries.extend(triage_stage.unexported_entries(graph, unexported, settings))
+    if "siblings" in channels:  # the other implementations of what a change overrides
+        per_entries.extend(sibling_entries(graph, atomic, edited_files, settings))
     if "named" in channels:  # what the task text names, where it is defined
         per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning

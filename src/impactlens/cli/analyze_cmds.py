@@ -156,9 +156,9 @@ def analyze_cmd(
     if html_path is not None:
         from impactlens.serve.html_report import write_html
 
-        write_html(html_path, {**result.impact_json(), **({"next_edit": data["next_edit"]}
-                                                          if llm_impact else {})},
-                   label=change.label, other_files=change.other_files)
+        write_html(html_path, answer, settings=settings, show_all=show_all,
+                   label=change.label, other_files=change.other_files,
+                   next_edit=data["next_edit"] if llm_impact else None)
     _print(answer, data, fmt, settings, show_all=show_all, label=change.label,
            other_files=change.other_files, out_dir=out_dir)
     if llm_impact is not None and fmt != "json":

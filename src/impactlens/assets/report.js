@@ -77,8 +77,10 @@
       {selector: "node:selected", style: {"border-width": 4, "border-color": "#1f2328"}},
       {selector: "edge", style: {
         "curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.5,
-        "line-color": "#afb8c1", "target-arrow-color": "#afb8c1", "arrow-scale": 0.9}},
+        "line-color": "#8c959f", "target-arrow-color": "#8c959f", "arrow-scale": 0.9}},
       {selector: "edge[soft = 'yes']", style: {"line-style": "dashed"}},
+      {selector: "edge[target ^= 'file:']", style: {"line-color": "#d0d7de",  // into tests
+        "target-arrow-color": "#d0d7de", "width": 1}},
       {selector: "edge:selected, edge.hover", style: {"line-color": "#1f2328",
         "target-arrow-color": "#1f2328", "width": 2.5, "z-index": 10}}
     ],

@@ -98,8 +98,8 @@ def _more(n: int, what: str) -> str:
     """The line a cut list ends in: how much is not listed and how to see it."""
     if n <= 0:
         return ""
-    return (f'<p class="more">+{n} more {_e(what)} — <code>{_e(MORE_HINT)}</code>, or '
-            "<code>--set html_items=N</code></p>")
+    return (f'<p class="more">+{n} more {_e(what)} — <code>{_e(MORE_HINT)}</code>; '
+            "<code>--all --html FILE</code> lists every entry here</p>")
 
 
 def _header(answer: Answer, label: str) -> str:

@@ -108,6 +108,10 @@ def test_page_holds_every_part_of_the_answer(answer: Answer) -> None:
     assert "def price(amount, rate, currency):" in page
     assert "Edit together, in this order" in page  # something must change
     assert _graph_json(page) == json.loads(json.dumps(graph_data(answer)))
+    picked = render_html(answer, next_edit={"model": "m1", "next_edits": [
+        {"entity": "shop.orders.Order.total", "reason": "pass the currency on"}]})
+    assert "Next edits (model m1)" in picked and "pass the currency on" in picked
+    assert "Next edits" not in page
     # the vendored libraries are inlined, with their licences shipped alongside
     assert "cytoscape" in page and "cytoscapeDagre" in page
     assets = Path(__file__).resolve().parents[2] / "src/impactlens/assets"

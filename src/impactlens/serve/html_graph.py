@@ -15,7 +15,7 @@ from typing import Any
 from impactlens.answer.build import Answer, TestFile
 from impactlens.answer.text import split_causes
 from impactlens.impact.dag import RELATES, short_name
-from impactlens.model import DagEdge, DagNode, TriageEntry, is_test_id
+from impactlens.model import AtomicChange, DagEdge, DagNode, TriageEntry, is_test_id
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["graph_data"]
@@ -73,32 +73,38 @@ def _choose(answer: Answer, dag: _Dag, cap: int) -> tuple[list[str], int]:
     """The code nodes to draw, in rank order: the seeds, then each MUST/MAY entry with
     the nodes connecting it to the change, then the DAG's other code nodes; a unit that
     would pass ``cap`` is skipped. Returns the nodes and how many were not drawn."""
-    chosen: dict[str, None] = {}
-    wanted: dict[str, None] = {}
+    chosen: dict[str, None] = {}  # ordered
+    wanted: set[str] = set()
     entries = [e.entity for e in (*answer.must_inspect, *answer.may_impact)
                if not is_test_id(e.entity, e.file)]
     others = [n for n in dag.nodes if not dag.is_test(n)]
     for entity in dict.fromkeys([c.entity for c in answer.changes] + entries + others):
-        wanted[entity] = None
+        wanted.add(entity)
         unit = [x for x in dag.with_ancestors(entity) if x not in chosen]
         if len(chosen) + len(unit) <= cap:
             chosen.update(dict.fromkeys(reversed(unit)))
-    return list(chosen), len(wanted.keys() - chosen.keys())
+    return list(chosen), len(wanted - chosen.keys())
 
 
-def _code_node(entity: str, answer: Answer, dag: _Dag, info: Mapping[str, tuple[str,
-               TriageEntry]]) -> dict[str, Any]:
+def _where(node: DagNode | None, seed: AtomicChange | None, entry: TriageEntry | None
+           ) -> tuple[str, str, int, str]:
+    """Kind, file, line and signature: the DAG's, else the change's, else the entry's file."""
+    if node is not None:
+        return node.kind, node.file, node.line, node.signature
+    if seed is not None:
+        return seed.kind, seed.file, seed.line_range[0], seed.after_sig or seed.before_sig
+    return "", entry.file if entry else "", 0, ""
+
+
+def _code_node(entity: str, answer: Answer, dag: _Dag,
+               info: Mapping[str, tuple[str, TriageEntry]]) -> dict[str, Any]:
     seed = next((c for c in answer.changes if c.entity == entity), None)
     node = dag.nodes.get(entity)
     bucket, entry = info.get(entity, ("other", None))
-    out: dict[str, Any] = {
-        "id": entity, "label": short_name(entity), "bucket": "seed" if seed else bucket,
-        "kind": node.kind if node else (seed.kind if seed else ""),
-        "file": node.file if node else (seed.file if seed else (entry.file if entry else "")),
-        "line": node.line if node else (seed.line_range[0] if seed else 0),
-        "signature": node.signature if node else (seed.after_sig or seed.before_sig
-                                                   if seed else ""),
-    }
+    kind, file, line, signature = _where(node, seed, entry)
+    out: dict[str, Any] = {"id": entity, "label": short_name(entity),
+                           "bucket": "seed" if seed else bucket, "kind": kind, "file": file,
+                           "line": line, "signature": signature}
     if node is not None and node.batch_id is not None:
         out["batch"] = node.batch_id + 1
     if seed is not None:

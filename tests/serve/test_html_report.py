@@ -351,6 +351,7 @@ def test_analyze_html_option_writes_the_page(shop: Path, tmp_path: Path) -> None
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>")
     assert "shop.pricing.price" in page and "working tree" in page
+    assert 'id="risk">risk: high' in page and 'id="graph-data"' in page  # from the answer
     assert json.loads(res.stdout)["seed"]["entity"] == "shop.pricing.price"
     bad = CliRunner().invoke(main, ["analyze", "--repo", str(shop), "--format", "json",
                                     "--html", str(shop / "src/shop/pricing.py/x.html")])

@@ -170,6 +170,9 @@ class Settings:
     terminal_lines: int = 60  # the default terminal report
     piped_width: int = 160  # terminal line width when the output is not a terminal
     markdown_chars: int = 10_000  # the --format markdown comment
+    html_items: int = 200  # entries the --html page lists, all sections together
+    html_graph_nodes: int = 60  # code nodes its graph draws …
+    html_graph_test_files: int = 24  # … and test files (one node each)
 
     # --- §4 LLM -------------------------------------------------------------------
     llm_temperature: float = 0.0

@@ -109,7 +109,8 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
               default="terminal", show_default=True, help="Report format on stdout.")
 @click.option("--all", "show_all", is_flag=True,
-              help="Show every entry: the report is not cut to its length budget.")
+              help="Show every entry: the report (and the --html page) is not cut to its "
+                   "length budget.")
 @click.option("--detail", "detail", is_flag=True,
               help="Write and print impact.json whole (every entry, the per-test map and "
                    "the per-change impact sets), past its token budget.")
@@ -129,9 +130,9 @@ def analyze_cmd(
     default the working tree (staged, unstaged and new files) against HEAD.
 
     Every report fits its reader: the terminal report about 60 lines, --format markdown
-    10,000 characters, impact.json 12,000 tokens; what is left out is counted and
-    --all (reports) or --detail (JSON) shows it. `impactlens tests` always lists every
-    test to run.
+    10,000 characters, impact.json 12,000 tokens, the --html page 200 entries; what is
+    left out is counted and --all (reports) or --detail (JSON) shows it. `impactlens
+    tests` always lists every test to run.
     """
     from impactlens.change.analysis import write_outputs
 
@@ -156,9 +157,9 @@ def analyze_cmd(
     if html_path is not None:
         from impactlens.serve.html_report import write_html
 
-        write_html(html_path, {**result.impact_json(), **({"next_edit": data["next_edit"]}
-                                                          if llm_impact else {})},
-                   label=change.label, other_files=change.other_files)
+        write_html(html_path, answer, settings=settings, show_all=show_all,
+                   label=change.label, other_files=change.other_files,
+                   next_edit=data["next_edit"] if llm_impact else None)
     _print(answer, data, fmt, settings, show_all=show_all, label=change.label,
            other_files=change.other_files, out_dir=out_dir)
     if llm_impact is not None and fmt != "json":

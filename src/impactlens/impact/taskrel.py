@@ -22,9 +22,9 @@ are ordered by ``conf + settings.task_relevance_weight · relevance(task) +
 settings.edit_relevance_weight · relevance(edit)`` (the reported ``conf`` is unchanged;
 buckets never change). Deterministic; no model.
 
-The weights (1.0 and 2.0) were chosen on the development repositories only (itsdangerous,
-markupsafe, pyflakes, flask); bench/README.md, "Real-history evaluation", has what each
-did on the evaluation repositories.
+The weights were chosen on the development repositories only (itsdangerous, markupsafe,
+pyflakes, flask); `impactlens bench history` measures them (bench/README.md,
+"Real-history evaluation").
 """
 
 from __future__ import annotations

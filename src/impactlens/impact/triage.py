@@ -390,7 +390,7 @@ def sole_caller_file(graph: GraphView | None, seed: str, own_file: str,
     """The one library file other than ``own_file`` whose code calls ``seed``; None when
     no file or several do (tests, docs and examples not counted). A function that only
     one other file calls is a piece of that file's work, and a change to it tends to go
-    with a change there (bench/README.md, session 20)."""
+    with a change there (measured by `impactlens bench history`)."""
     if graph is None or not settings.sole_caller_weight or "walk" not in settings.channels:
         return None
     files = {e.file for e in graph.in_edges(seed, frozenset({EdgeKind.CALL}))

@@ -80,6 +80,22 @@ def test_seed_all_each_changed_function(make_repo, git_commit):
                                                               ("pkg/bb.py", "g")]
 
 
+def test_release_titles_and_vendored_trees_are_not_cases():
+    from impactlens.bench.history import _MECHANICAL, is_vendored
+
+    for title in ("v2.30.0", "2.30.0 (2024-01-02)", "Release 1.2", "release v3.0.1",
+                  "Bump version to 4.1"):
+        assert _MECHANICAL.search(title), title
+    for title in ("Fix v2 handling of redirects", "Support Python 3.12 in the loader",
+                  "raise on 2.0 style calls"):
+        assert not _MECHANICAL.search(title), title
+    for path in ("src/pip/_vendor/rich/console.py", "requests/packages/urllib3/util.py",
+                 "vendor/six.py", "pkg/third_party/lib.py"):
+        assert is_vendored(path) and not is_source(path), path
+    assert not is_vendored("packages/core/mod.py")  # a monorepo's top-level packages/
+    assert is_source("packages/core/mod.py")
+
+
 def test_is_source():
     assert is_source("src/pkg/mod.py")
     assert not is_source("tests/helpers.py") and not is_source("pkg/test_x.py")

@@ -100,7 +100,8 @@ from impactlens.bench.metrics import (
 )
 from impactlens.change import git as gitcmd
 from impactlens.index import child_trace
-from impactlens.index.discover import is_source, is_test_file
+from impactlens.index.discover import is_source as _library_file
+from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
 from impactlens.index.recording import base_test_id
 from impactlens.settings import DEFAULT, Settings, override, to_env
@@ -111,10 +112,24 @@ BASELINES = ("imports", "cochange10", "callers1")
 NOISE = 0.05  # §7.6: |Δ| ≤ 5 % (absolute, on [0, 1] metrics) is noise
 _MECHANICAL = re.compile(
     r"\b(black|isort|pyupgrade|flake8|ruff|pre-commit|pre-commit-ci|reformat\w*|format(ting)?"
-    r"|typos?|lint\w*|bump\w*|release \d|version \d|copyright|license header|modernize"
-    r"|drop (support for )?python|type (hints|annotations)|typing)\b",
+    r"|typos?|lint\w*|bump\w*|release v?\d|version v?\d|copyright|license header|modernize"
+    r"|drop (support for )?python|type (hints|annotations)|typing)\b"
+    r"|^\W*v?\d+(\.\d+)+\b",  # a release titled by its version: "v2.30.0", "2.30.0 (2024-01-02)"
     re.IGNORECASE,
 )
+# vendored copies of other projects: never a seed, never gold
+_VENDORED_DIRS = frozenset({"_vendor", "vendor", "vendored", "third_party"})
+
+
+def is_vendored(path: str) -> bool:
+    """Under a vendored tree: ``*/packages/*``, ``_vendor/``, ``vendor/``, ``third_party/``."""
+    parts = path.split("/")[:-1]
+    return any(p in _VENDORED_DIRS for p in parts) or "packages" in parts[1:]
+
+
+def is_source(path: str) -> bool:
+    """A library file of the repository itself (not a test, doc or script, not vendored)."""
+    return _library_file(path) and not is_vendored(path)
 _PLUGIN = '''
 import json, os
 _out = {}

@@ -46,6 +46,9 @@ async def call(session: ClientSession, tool: str, /, **args: Any) -> dict[str, A
     res = await session.call_tool(tool, args)
     assert not res.is_error, (tool, args, res.content)
     assert res.structured_content is not None
+    # the text is a short summary: the structure is sent once, never also dumped as text
+    text = "".join(c.text for c in res.content if getattr(c, "type", "") == "text")
+    assert text and not text.lstrip().startswith(("{", "[")), (tool, text[:200])
     return res.structured_content
 
 

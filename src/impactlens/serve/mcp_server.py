@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
@@ -104,7 +104,8 @@ class DagNodeOut(TypedDict):
     batch_id: int | None
 
 
-DagEdgeOut = TypedDict("DagEdgeOut", {"from": str, "to": str, "cause": str})
+DagEdgeOut = TypedDict("DagEdgeOut", {"from": str, "to": str, "cause": str,
+                                      "why": NotRequired[str]})
 
 
 class DagOut(TypedDict):
@@ -438,6 +439,29 @@ def analyze_result(change: Any, result: Any, *, detail: bool, max_tokens: int,
                           structured_content=cast(dict[str, Any], out))
 
 
+def _reply(out: Any, text: str) -> CallToolResult:
+    """A tool answer: a short text for the reader, the structure once (never the same
+    object twice: the structured content is the full answer)."""
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=cast(dict[str, Any], out))
+
+
+def _counts(result: Mapping[str, Any]) -> str:
+    """The sizes of a result's lists and of its per-depth groups, in words."""
+    parts = []
+    for key, value in result.items():
+        if isinstance(value, list):
+            parts.append(f"{len(value)} {key.replace('_', ' ')}")
+        elif isinstance(value, dict) and value and all(isinstance(v, list)
+                                                       for v in value.values()):
+            inner = ", ".join(f"{len(v)} at {k}" for k, v in value.items())
+            parts.append(f"{key.replace('_', ' ')}: {inner}")
+    return "; ".join(parts) or "nothing"
+
+
+_STRUCTURED = " (every item is in the structured result)"
+
+
 def _ref(node: Any) -> SymbolRef:
     return {"id": node.id, "kind": str(getattr(node.kind, "value", node.kind)),
             "file": node.file, "line": node.start_line}
@@ -553,8 +577,8 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         line: Annotated[int | None, Field(
             ge=1, description="mode=pdg: the line being changed (1-based, in the "
                               "symbol's file).")] = None,
-    ) -> ImpactOutput:
-        def work() -> ImpactOutput:
+    ) -> Annotated[CallToolResult, ImpactOutput]:
+        def work() -> CallToolResult:
             p = backend.project
             target = p.resolve_symbol(symbol)
             if mode == "callgraph":
@@ -564,7 +588,9 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
                     raise BadInputError("mode=pdg needs `line`: the line you are changing")
                 res = p.pdg_impact(target.id, line=line, direction=direction or "downstream",
                                    depth=depth)
-            return {"mode": mode, "target": dict(_ref(target)), "result": _jsonable(res)}
+            out: ImpactOutput = {"mode": mode, "target": dict(_ref(target)),
+                                 "result": _jsonable(res)}
+            return _reply(out, f"{target.id}: {_counts(out['result'])}{_STRUCTURED}")
         return await backend.call(work)
 
     @query_tool(
@@ -576,11 +602,17 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
             "reading the file; use it to understand a symbol before changing it. Use "
             "find_symbol first if you do not know its exact name."),
     )
-    async def context(symbol: SymbolArg) -> ContextOutput:
-        def work() -> ContextOutput:
+    async def context(symbol: SymbolArg) -> Annotated[CallToolResult, ContextOutput]:
+        def work() -> CallToolResult:
             res = _jsonable(backend.project.context(symbol))
-            return {"symbol": res["symbol"], "callers": res.get("callers", []),
-                    "callees": res.get("callees", []), "tests": res.get("tests", [])}
+            out: ContextOutput = {"symbol": res["symbol"], "callers": res.get("callers", []),
+                                  "callees": res.get("callees", []),
+                                  "tests": res.get("tests", [])}
+            sym = out["symbol"]
+            where = f"{sym.get('file', '')}:{sym.get('start_line', sym.get('line', ''))}"
+            return _reply(out, f"{sym.get('id', symbol)} at {where}: "
+                               f"{_counts({k: out[k] for k in ('callers', 'callees', 'tests')})}"
+                               f"{_STRUCTURED}")
         return await backend.call(work)
 
     @query_tool(
@@ -596,11 +628,14 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         name: Annotated[str, Field(min_length=1, description="A name or part of one, e.g. "
                                    "'login' or 'LoginService.login'.")],
         limit: Annotated[int, Field(ge=1, le=200, description="Maximum matches.")] = 20,
-    ) -> FindOutput:
-        def work() -> FindOutput:
+    ) -> Annotated[CallToolResult, FindOutput]:
+        def work() -> CallToolResult:
             nodes = backend.project.find(name, limit)
-            return {"query": name, "matches": [
+            out: FindOutput = {"query": name, "matches": [
                 {**_ref(n), "signature": n.signature} for n in nodes]}
+            head = ", ".join(n.id for n in nodes[:5]) + (", …" if len(nodes) > 5 else "")
+            return _reply(out, f"{len(nodes)} match(es) for {name!r}"
+                               + (f": {head}" if nodes else "") + _STRUCTURED)
         return await backend.call(work)
 
     @query_tool(
@@ -623,13 +658,15 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
                         "depends on.")] = "forward",
         depth: Annotated[int, Field(ge=0, le=3, description="Inter-procedural function "
                                     "hops (0 = this function only).")] = 3,
-    ) -> SliceOutput:
-        def work() -> SliceOutput:
+    ) -> Annotated[CallToolResult, SliceOutput]:
+        def work() -> CallToolResult:
             rel = backend.repo_file(file)
             pdg_dir = "downstream" if direction == "forward" else "upstream"
             res = backend.project.slice(rel, line, pdg_dir, depth)
-            return {"file": rel, "line": line, "direction": direction,
-                    "result": _jsonable(res)}
+            out: SliceOutput = {"file": rel, "line": line, "direction": direction,
+                                "result": _jsonable(res)}
+            return _reply(out, f"{rel}:{line} ({direction}): {_counts(out['result'])}"
+                               f"{_STRUCTURED}")
         return await backend.call(work)
 
     @server.tool(
@@ -646,9 +683,11 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
     )
     async def reindex(
         full: Annotated[bool, Field(description="Rebuild from scratch.")] = False,
-    ) -> ReindexOutput:
-        def work() -> ReindexOutput:
-            return cast(ReindexOutput, backend.project.index(full=full).as_json())
+    ) -> Annotated[CallToolResult, ReindexOutput]:
+        def work() -> CallToolResult:
+            out = cast(ReindexOutput, backend.project.index(full=full).as_json())
+            return _reply(out, f"indexed {out['files']} files ({out['parsed']} parsed): "
+                               f"{out['symbols']} symbols, {out['edges']} edges")
         return await backend.call(work, refresh=False)
 
     server._impactlens_backend = backend  # type: ignore[attr-defined]

@@ -14,9 +14,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from impactlens.api import Project
-from impactlens.cli.common import echo_json, is_tty, main, open_project, repo_option
+from impactlens.cli.common import (
+    direction_option,
+    echo_json,
+    is_tty,
+    main,
+    open_project,
+    read_direction,
+    repo_option,
+)
 from impactlens.index.indexer import ProgressFn
-from impactlens.index.queries import DEPTH_LABELS
+from impactlens.index.queries import hops_label
 from impactlens.index.recording import spawn_summary
 from impactlens.model import IndexSummary
 
@@ -110,8 +118,9 @@ def _fresh(repo: Path) -> Project:
 @main.command("impact")
 @click.argument("symbol")
 @repo_option
-@click.option("--direction", type=click.Choice(["upstream", "downstream"]), default="upstream",
-              show_default=True)
+@direction_option("dependents: what depends on SYMBOL (callers, importers, "
+                  "subclasses; with --mode pdg, the statements the line affects); "
+                  "dependencies: what it depends on. upstream/downstream are deprecated.")
 @click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True)
 @click.option("--mode", type=click.Choice(["callgraph", "pdg"]), default="callgraph",
               show_default=True, help="pdg: statement-level slice of --line plus symbol reach.")
@@ -119,10 +128,12 @@ def _fresh(repo: Path) -> Project:
 @click.option("--json", "as_json", is_flag=True)
 def impact_cmd(symbol: str, repo: Path, direction: str, depth: int, mode: str,
                line: int | None, as_json: bool) -> None:
-    """What depends on SYMBOL (upstream) or what it depends on (downstream).
+    """What depends on SYMBOL (dependents) or what it depends on (dependencies).
 
     SYMBOL is a qualname, a unique suffix of one, or path.py:LINE.
     """
+    # with --mode pdg the old words meant what they mean for `slice`
+    direction = read_direction(direction, "slice" if mode == "pdg" else "impact")
     project = _fresh(repo)
     if mode == "pdg":
         if line is None:
@@ -140,7 +151,7 @@ def _print_impact(r: dict[str, Any]) -> None:
     t = r["target"]
     click.echo(f"{t['id']} ({t['kind']}, {t['file']}:{t['line']}) — {r.get('direction', '')}")
     for d, hops in r.get("by_depth", {}).items():
-        click.echo(f"\n  depth {d} — {DEPTH_LABELS.get(int(d), 'reachable')} ({len(hops)})")
+        click.echo(f"\n  {hops_label(int(d))} away ({len(hops)})")
         for h in hops:
             site = h.get("site") or {}
             click.echo(f"    {h['id']}  [{h['relation']} at {site.get('file')}:{site.get('line')}]")

@@ -9,14 +9,27 @@ from typing import Any
 
 from impactlens.errors import BadInputError, UnknownSymbolError
 from impactlens.index.store import Store
-from impactlens.model import Edge, EdgeKind, Node, NodeKind, UnresolvedReason, UnresolvedSite
+from impactlens.model import (
+    DEPENDENTS,
+    Edge,
+    EdgeKind,
+    Node,
+    NodeKind,
+    UnresolvedReason,
+    UnresolvedSite,
+    normalise_direction,
+)
 
 # Edges that decide membership in an impact set (the spec's "hard" edges).
 HARD_KINDS = frozenset({
     EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.INHERIT, EdgeKind.OVERRIDE,
     EdgeKind.INSTANTIATE, EdgeKind.USE,
 })
-DEPTH_LABELS = {1: "will break", 2: "likely affected", 3: "may need testing"}
+
+
+def hops_label(depth: int) -> str:
+    """A depth level in plain words: ``1 hop``, ``2 hops``, …"""
+    return f"{depth} hop" if depth == 1 else f"{depth} hops"
 CALLABLE_KINDS = (NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.MODULE, NodeKind.TEST)
 
 
@@ -106,9 +119,13 @@ def _hop_json(n: Node, e: Edge, via: str) -> dict[str, Any]:
 
 
 def impact(store: Store, target: Node, direction: str, depth: int) -> dict[str, Any]:
-    """BFS over hard edges from ``target``; ``upstream`` = what depends on it."""
-    if direction not in ("upstream", "downstream"):
-        raise BadInputError(f"direction must be upstream or downstream, not {direction!r}")
+    """BFS over hard edges from ``target``: its ``dependents`` (what depends on it) or its
+    ``dependencies``; the deprecated ``upstream``/``downstream`` are read as ``impact``
+    meant them."""
+    try:
+        direction = normalise_direction(direction, "impact")
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
     if depth < 1:
         raise BadInputError(f"depth must be ≥ 1, not {depth}")
     by_depth: dict[str, list[dict[str, Any]]] = {}
@@ -120,10 +137,10 @@ def impact(store: Store, target: Node, direction: str, depth: int) -> dict[str, 
         _collect_tests(store, nid, d, tests)
         if d >= depth:
             continue
-        edges = (store.in_edges(nid, HARD_KINDS) if direction == "upstream"
+        edges = (store.in_edges(nid, HARD_KINDS) if direction == DEPENDENTS
                  else store.out_edges(nid, HARD_KINDS))
         for e in edges:
-            other = e.src if direction == "upstream" else e.dst
+            other = e.src if direction == DEPENDENTS else e.dst
             if other in seen:
                 continue
             seen.add(other)

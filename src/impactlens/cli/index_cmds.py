@@ -200,7 +200,8 @@ def context_cmd(symbol: str, repo: Path, as_json: bool) -> None:
 @click.option("--limit", type=int, default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def find_cmd(name: str, repo: Path, limit: int, as_json: bool) -> None:
-    """Look up symbols by NAME (exact name or qualname suffix, else close matches)."""
+    """Look up symbols by NAME: exact name (or qualname suffix) first, then names starting
+    with it, then names containing it; close spellings when nothing matches."""
     nodes = _fresh(repo).find(name, limit)
     rows = [{"id": n.id, "kind": n.kind.value, "file": n.file, "line": n.start_line,
              "signature": n.signature} for n in nodes]

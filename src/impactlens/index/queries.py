@@ -92,12 +92,17 @@ def close_matches(store: Store, ref: str, n: int = 5) -> list[str]:
 
 
 def find(store: Store, name: str, limit: int = 20) -> list[Node]:
-    """Symbols whose name or qualname suffix matches, exact first, then close matches."""
-    exact = {n.id: n for n in store.nodes_named(name)}
-    for n in store.nodes_with_id_suffix(name, limit):
-        exact.setdefault(n.id, n)
-    if exact:
-        return sorted(exact.values(), key=lambda n: n.id)[:limit]
+    """Symbols matching ``name``, ranked: the last name part equal to its last part
+    first (a dotted qualname suffix before a bare name), then names starting with it,
+    then names containing it, by id within each; close spellings when nothing matches."""
+    qualifier, _, leaf = name.strip().rpartition(".")
+    found = {n.id: n for n in store.nodes_with_id_suffix(name, limit)} if qualifier else {}
+    # over-fetch: the qualifier filter below may drop some
+    for n in store.nodes_name_containing(leaf, limit * 4 if qualifier else limit):
+        if not qualifier or f"{qualifier}." in n.id:
+            found.setdefault(n.id, n)
+    if found:
+        return list(found.values())[:limit]
     out: list[Node] = []
     for i in close_matches(store, name, limit):
         node = store.node(i)

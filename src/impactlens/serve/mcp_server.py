@@ -594,7 +594,8 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         description=(
             "Look up definitions (modules, classes, functions, methods, tests, fields) by "
             "name or part of a name; returns ids you can pass as `symbol` to context, impact "
-            "and slice, with kind, file, line and signature. Use it when you only know a short "
+            "and slice, with kind, file, line and signature; exact names first, then names "
+            "starting with it, then names containing it. Use it when you only know a short "
             "or approximate name."),
     )
     async def find_symbol(

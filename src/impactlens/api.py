@@ -91,13 +91,16 @@ class Project:
         return queries.find(self.store, name, limit)
 
     def impact(
-        self, symbol: str, *, direction: str = "dependents", depth: int = 3
+        self, symbol: str, *, direction: str = "dependents", depth: int = 3,
+        offset: int = 0, limit: int | None = None,
     ) -> dict[str, Any]:
         """Call-graph impact, grouped by depth (see README for the schema): ``dependents``
         = what depends on ``symbol`` (callers, importers, subclasses), ``dependencies`` =
         what it depends on (deprecated: ``upstream`` = dependents, ``downstream`` =
-        dependencies)."""
-        return queries.impact(self.store, self.resolve_symbol(symbol), direction, depth)
+        dependencies). ``offset``/``limit`` page the symbols; ``total``, ``omitted`` and
+        ``by_file`` count them all (:func:`queries.page_impact`)."""
+        result = queries.impact(self.store, self.resolve_symbol(symbol), direction, depth)
+        return queries.page_impact(result, offset, limit)
 
     def context(self, symbol: str) -> dict[str, Any]:
         return queries.context(self.store, self.resolve_symbol(symbol))

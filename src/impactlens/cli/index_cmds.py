@@ -125,9 +125,13 @@ def _fresh(repo: Path) -> Project:
 @click.option("--mode", type=click.Choice(["callgraph", "pdg"]), default="callgraph",
               show_default=True, help="pdg: statement-level slice of --line plus symbol reach.")
 @click.option("--line", type=int, default=None, help="Changed line (with --mode pdg).")
+@click.option("--limit", type=click.IntRange(1), default=40, show_default=True,
+              help="Symbols listed; the rest are counted per file.")
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+              help="Symbols to skip (the next page starts at offset + limit).")
 @click.option("--json", "as_json", is_flag=True)
 def impact_cmd(symbol: str, repo: Path, direction: str, depth: int, mode: str,
-               line: int | None, as_json: bool) -> None:
+               line: int | None, limit: int, offset: int, as_json: bool) -> None:
     """What depends on SYMBOL (dependents) or what it depends on (dependencies).
 
     SYMBOL is a qualname, a unique suffix of one, or path.py:LINE.
@@ -140,29 +144,49 @@ def impact_cmd(symbol: str, repo: Path, direction: str, depth: int, mode: str,
             raise click.UsageError("--mode pdg needs --line N (the changed statement)")
         result = project.pdg_impact(symbol, line=line, direction=direction, depth=depth)
     else:
-        result = project.impact(symbol, direction=direction, depth=depth)
+        result = project.impact(symbol, direction=direction, depth=depth, offset=offset,
+                                limit=limit)
     if as_json:
         echo_json(result)
         return
     _print_impact(result)
 
 
+_FILES_SHOWN = 8  # per-file lines summarising a depth level longer than the page
+_TESTS_SHOWN = 10
+
+
 def _print_impact(r: dict[str, Any]) -> None:
     t = r["target"]
     click.echo(f"{t['id']} ({t['kind']}, {t['file']}:{t['line']}) — {r.get('direction', '')}")
-    for d, hops in r.get("by_depth", {}).items():
-        click.echo(f"\n  {hops_label(int(d))} away ({len(hops)})")
+    by_file = r.get("by_file", {})
+    for d in sorted({*r.get("by_depth", {}), *by_file}, key=int):
+        hops = r.get("by_depth", {}).get(d, [])
+        files = by_file.get(d, {})
+        count = sum(files.values()) if files else len(hops)
+        click.echo(f"\n  {hops_label(int(d))} away ({count})")
         for h in hops:
             site = h.get("site") or {}
             click.echo(f"    {h['id']}  [{h['relation']} at {site.get('file')}:{site.get('line')}]")
+        if len(hops) < count:  # a level longer than the page: say where the rest are
+            for path, n in list(files.items())[:_FILES_SHOWN]:
+                click.echo(f"    {path} — {n} symbol{'s' if n != 1 else ''}")
+            if len(files) > _FILES_SHOWN:
+                rest = sum(list(files.values())[_FILES_SHOWN:])
+                click.echo(f"    … {len(files) - _FILES_SHOWN} more files — {rest} symbols")
+    if r.get("next_offset") is not None:
+        left = r["total"] - r["next_offset"]
+        click.echo(f"\n  +{left} more — --offset {r['next_offset']}")
     if r.get("affected_statements"):
         click.echo(f"\n  affected statements ({len(r['affected_statements'])})")
         for s in r["affected_statements"]:
             click.echo(f"    {s['file']}:{s['line']}  {s['text']}")
     tests = r.get("tests", [])
     click.echo(f"\n  tests reached ({len(tests)})")
-    for test in tests:
+    for test in tests[:_TESTS_SHOWN]:
         click.echo(f"    {test['id'] if isinstance(test, dict) else test}")
+    if len(tests) > _TESTS_SHOWN:
+        click.echo(f"    +{len(tests) - _TESTS_SHOWN} more — --json lists them all")
     un = r.get("unanalyzable", [])
     if un:
         click.echo(f"\n  un-analyzable sites that may reach it ({len(un)})")

@@ -170,6 +170,34 @@ def impact(store: Store, target: Node, direction: str, depth: int) -> dict[str, 
     }
 
 
+def page_impact(result: dict[str, Any], offset: int = 0, limit: int | None = None
+                ) -> dict[str, Any]:
+    """``result`` with ``by_depth`` cut to the symbols ``offset`` to ``offset + limit``
+    (depth by depth, in their order), plus what was left out: ``total``, ``omitted``,
+    ``by_file`` (every level's symbol counts per file, for all of them) and
+    ``next_offset`` (``None`` when nothing remains). ``limit=None`` keeps every symbol."""
+    if offset < 0 or (limit is not None and limit < 1):
+        raise BadInputError("offset must be ≥ 0 and limit ≥ 1")
+    levels = result.get("by_depth", {})
+    total = sum(len(hops) for hops in levels.values())
+    end = total if limit is None else min(total, offset + limit)
+    shown: dict[str, list[dict[str, Any]]] = {}
+    by_file: dict[str, dict[str, int]] = {}
+    seen = 0
+    for depth, hops in levels.items():
+        counts: dict[str, int] = {}
+        for h in hops:
+            counts[h["file"]] = counts.get(h["file"], 0) + 1
+        by_file[depth] = dict(sorted(counts.items(), key=lambda fc: (-fc[1], fc[0])))
+        window = hops[max(0, offset - seen):max(0, end - seen)]
+        if window:
+            shown[depth] = window
+        seen += len(hops)
+    return {**result, "by_depth": shown, "total": total, "offset": offset,
+            "omitted": total - sum(len(v) for v in shown.values()), "by_file": by_file,
+            "next_offset": end if end < total else None}
+
+
 def _collect_tests(store: Store, nid: str, d: int, tests: dict[str, dict[str, Any]]) -> None:
     for e in store.in_edges(nid, frozenset({EdgeKind.TESTS})):
         if e.src not in tests:

@@ -167,6 +167,7 @@ class ImpactOutput(TypedDict):
     mode: str  # callgraph | pdg
     target: dict[str, Any]
     result: dict[str, Any]
+    next_cursor: NotRequired[str | None]  # callgraph: the next page's `cursor`
 
 
 class FindHit(TypedDict):
@@ -535,7 +536,9 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
             "(default): direction=dependents (the default) = what depends on it: callers, "
             "importers, subclasses, overriders — what may break if it changes; "
             "direction=dependencies = what it depends on; grouped by hop distance "
-            "(1 hop, 2 hops, …), plus the tests reaching it and un-analyzable sites. "
+            "(1 hop, 2 hops, …), `limit` symbols a page (pass `next_cursor` as `cursor` "
+            "for more; `by_file` counts them all per file), plus the tests reaching it and "
+            "un-analyzable sites. "
             "mode=pdg: statement level for one changed `line` inside the symbol — "
             "direction=dependents gives the statements the line affects, in the function "
             "and across calls; dependencies gives the statements the line "
@@ -555,6 +558,10 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         line: Annotated[int | None, Field(
             ge=1, description="mode=pdg: the line being changed (1-based, in the "
                               "symbol's file).")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description=(
+            "callgraph: symbols listed on this page; `total`, `omitted` and `by_file` "
+            "count them all."))] = 50,
+        cursor: CursorArg = None,
     ) -> ImpactOutput:
         def work() -> ImpactOutput:
             p = backend.project
@@ -562,7 +569,11 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
             # the old words meant what `slice` means by them in pdg mode
             new = normalise_direction(direction, "slice" if mode == "pdg" else "impact")
             if mode == "callgraph":
-                res = p.impact(target.id, direction=new, depth=depth)
+                res = p.impact(target.id, direction=new, depth=depth,
+                               offset=_offset(cursor), limit=limit)
+                nxt = res["next_offset"]
+                return {"mode": mode, "target": dict(_ref(target)), "result": _jsonable(res),
+                        "next_cursor": None if nxt is None else f"item:{nxt}"}
             else:
                 if line is None:
                     raise BadInputError("mode=pdg needs `line`: the line you are changing")

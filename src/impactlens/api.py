@@ -3,7 +3,7 @@
 >>> from impactlens.api import Project
 >>> p = Project("path/to/repo")
 >>> p.index()                                  # incremental; Project.index(full=True) rebuilds
->>> p.impact("pkg.mod.Cls.meth", depth=3)      # upstream call-graph impact, by depth
+>>> p.impact("pkg.mod.Cls.meth", depth=3)      # what depends on it (dependents), by depth
 """
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ from impactlens.errors import BadInputError, NotARepositoryError
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
 from impactlens.index.store import Store, index_path
-from impactlens.model import IndexSummary, Node, UnresolvedSite
+from impactlens.model import (
+    DEPENDENCIES,
+    DEPENDENTS,
+    IndexSummary,
+    Node,
+    UnresolvedSite,
+    normalise_direction,
+)
 from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
 
 __all__ = ["Project", "repository_settings"]
@@ -84,10 +91,16 @@ class Project:
         return queries.find(self.store, name, limit)
 
     def impact(
-        self, symbol: str, *, direction: str = "upstream", depth: int = 3
+        self, symbol: str, *, direction: str = "dependents", depth: int = 3,
+        offset: int = 0, limit: int | None = None,
     ) -> dict[str, Any]:
-        """Call-graph impact: BFS over hard edges, grouped by depth (see README for the schema)."""
-        return queries.impact(self.store, self.resolve_symbol(symbol), direction, depth)
+        """Call-graph impact, grouped by depth (see README for the schema): ``dependents``
+        = what depends on ``symbol`` (callers, importers, subclasses), ``dependencies`` =
+        what it depends on (deprecated: ``upstream`` = dependents, ``downstream`` =
+        dependencies). ``offset``/``limit`` page the symbols; ``total``, ``omitted`` and
+        ``by_file`` count them all (:func:`queries.page_impact`)."""
+        result = queries.impact(self.store, self.resolve_symbol(symbol), direction, depth)
+        return queries.page_impact(result, offset, limit)
 
     def context(self, symbol: str) -> dict[str, Any]:
         return queries.context(self.store, self.resolve_symbol(symbol))
@@ -255,9 +268,11 @@ class Project:
 
     # --- statement-level slicing (impactlens.pdg) -----------------------------
     def pdg_impact(
-        self, symbol: str, line: int, direction: str = "downstream", depth: int = 3
+        self, symbol: str, line: int, direction: str = "dependents", depth: int = 3
     ) -> dict[str, Any]:
-        """Statement-level impact of ``line`` inside ``symbol``: the intra-procedural slice
+        """Statement-level impact of ``line`` inside ``symbol`` — ``dependents``: the
+        statements the line affects; ``dependencies``: those it depends on (deprecated:
+        ``downstream`` = dependents, ``upstream`` = dependencies): the intra-procedural slice
         (``affected_statements``), inter-procedural statements and statement-precise callees
         (resolved ids), plus the call-graph reach in ``by_depth``. Degraded answers carry a
         ``reason``. The PDG is built on demand from the file's current content."""
@@ -265,12 +280,12 @@ class Project:
         from impactlens.pdg.source import SourceCache
 
         target = self.resolve_symbol(symbol)
-        callgraph = self.impact(target.id, direction=direction, depth=depth)
+        callgraph = self.impact(target.id, direction=_reach(direction), depth=depth)
         return pdg_impact(self.store, SourceCache(self.root), target, target.file, line,
                           direction, depth, callgraph)
 
     def slice(
-        self, file: str | Path, line: int, direction: str = "downstream", depth: int = 3,
+        self, file: str | Path, line: int, direction: str = "dependents", depth: int = 3,
         *, use_index: bool = True,
     ) -> dict[str, Any]:
         """``pdg_impact`` addressed by ``FILE:LINE``. Without an index (or ``use_index=False``)
@@ -283,7 +298,7 @@ class Project:
         if use_index and index_path(self.root).exists():
             self.refresh()
             target = enclosing_symbol(self.store, path, line)
-            callgraph = (self.impact(target.id, direction=direction, depth=depth)
+            callgraph = (self.impact(target.id, direction=_reach(direction), depth=depth)
                          if target is not None else None)
             return pdg_impact(self.store, cache, target, path, line, direction, depth, callgraph)
         return pdg_impact(None, cache, None, path, line, direction, depth, None)
@@ -298,3 +313,13 @@ class Project:
 
                 raise BadInputError(f"{file}: not inside the repository {self.root}") from None
         return p.as_posix()
+
+
+def _reach(slice_direction: str) -> str:
+    """The call-graph walk beside a line's slice: a line's dependents travel into what its
+    function calls (its dependencies), and the other way round."""
+    try:
+        word = normalise_direction(slice_direction, "slice")
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
+    return DEPENDENCIES if word == DEPENDENTS else DEPENDENTS

@@ -618,3 +618,30 @@ class ImpactResult:
     def test_map_text(self) -> str:
         """``test_map.txt``: one ``file test_id conf`` line per pair (§3.5)."""
         return "".join(f"{t.file} {t.test_id} {t.conf!r}\n" for t in self.test_map)
+
+
+# ------------------------------------------------------------------ direction
+# One meaning everywhere: "dependents" = what depends on X (callers, importers,
+# subclasses; for a line, the statements it affects); "dependencies" = what X depends on.
+DEPENDENTS, DEPENDENCIES = "dependents", "dependencies"
+DIRECTIONS = (DEPENDENTS, DEPENDENCIES)
+# the deprecated words, whose sense differed by surface: `impact` said upstream for what
+# depends on X, `slice` said downstream for it; forward/backward were the MCP slice's
+_OLD_WORDS = {
+    "impact": {"upstream": DEPENDENTS, "downstream": DEPENDENCIES},
+    "slice": {"downstream": DEPENDENTS, "upstream": DEPENDENCIES},
+}
+_SLICE_WORDS = {"forward": DEPENDENTS, "backward": DEPENDENCIES}
+OLD_DIRECTION_WORDS = ("upstream", "downstream", "forward", "backward")
+
+
+def normalise_direction(word: str, old_meaning: str = "impact") -> str:
+    """``dependents`` or ``dependencies`` for ``word``: one of those, or a deprecated
+    word read as the surface ``old_meaning`` (``"impact"`` or ``"slice"``) meant it.
+    Raises ``ValueError`` on anything else."""
+    if word in DIRECTIONS:
+        return word
+    new = _OLD_WORDS[old_meaning].get(word) or _SLICE_WORDS.get(word)
+    if new is None:
+        raise ValueError(f"direction must be {DEPENDENTS} or {DEPENDENCIES}, not {word!r}")
+    return new

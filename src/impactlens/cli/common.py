@@ -85,3 +85,24 @@ def is_tty() -> bool:
     return sys.stderr.isatty()
 
 
+
+
+def direction_option(help_text: str) -> Callable[[F], F]:
+    """``--direction dependents|dependencies`` (default dependents); the deprecated words
+    are accepted too, for :func:`read_direction` to map."""
+    from impactlens.model import DIRECTIONS, OLD_DIRECTION_WORDS
+
+    return click.option("--direction", type=click.Choice(DIRECTIONS + OLD_DIRECTION_WORDS),
+                        default="dependents", show_default=True, help=help_text)
+
+
+def read_direction(word: str, old_meaning: str) -> str:
+    """``word`` as dependents/dependencies, a deprecated word read as ``old_meaning``
+    (``impact`` or ``slice``) meant it, with a note on stderr."""
+    from impactlens.model import normalise_direction
+
+    new = normalise_direction(word, old_meaning)
+    if word != new:
+        click.echo(f"impactlens: note: --direction {word} is deprecated; it means {new} "
+                   "here", err=True)
+    return new

@@ -14,9 +14,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from impactlens.api import Project
-from impactlens.cli.common import echo_json, is_tty, main, open_project, repo_option
+from impactlens.cli.common import (
+    direction_option,
+    echo_json,
+    is_tty,
+    main,
+    open_project,
+    read_direction,
+    repo_option,
+)
 from impactlens.index.indexer import ProgressFn
-from impactlens.index.queries import DEPTH_LABELS
+from impactlens.index.queries import hops_label
 from impactlens.index.recording import spawn_summary
 from impactlens.model import IndexSummary
 
@@ -110,48 +118,75 @@ def _fresh(repo: Path) -> Project:
 @main.command("impact")
 @click.argument("symbol")
 @repo_option
-@click.option("--direction", type=click.Choice(["upstream", "downstream"]), default="upstream",
-              show_default=True)
+@direction_option("dependents: what depends on SYMBOL (callers, importers, "
+                  "subclasses; with --mode pdg, the statements the line affects); "
+                  "dependencies: what it depends on. upstream/downstream are deprecated.")
 @click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True)
 @click.option("--mode", type=click.Choice(["callgraph", "pdg"]), default="callgraph",
               show_default=True, help="pdg: statement-level slice of --line plus symbol reach.")
 @click.option("--line", type=int, default=None, help="Changed line (with --mode pdg).")
+@click.option("--limit", type=click.IntRange(1), default=40, show_default=True,
+              help="Symbols listed; the rest are counted per file.")
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+              help="Symbols to skip (the next page starts at offset + limit).")
 @click.option("--json", "as_json", is_flag=True)
 def impact_cmd(symbol: str, repo: Path, direction: str, depth: int, mode: str,
-               line: int | None, as_json: bool) -> None:
-    """What depends on SYMBOL (upstream) or what it depends on (downstream).
+               line: int | None, limit: int, offset: int, as_json: bool) -> None:
+    """What depends on SYMBOL (dependents) or what it depends on (dependencies).
 
     SYMBOL is a qualname, a unique suffix of one, or path.py:LINE.
     """
+    # with --mode pdg the old words meant what they mean for `slice`
+    direction = read_direction(direction, "slice" if mode == "pdg" else "impact")
     project = _fresh(repo)
     if mode == "pdg":
         if line is None:
             raise click.UsageError("--mode pdg needs --line N (the changed statement)")
         result = project.pdg_impact(symbol, line=line, direction=direction, depth=depth)
     else:
-        result = project.impact(symbol, direction=direction, depth=depth)
+        result = project.impact(symbol, direction=direction, depth=depth, offset=offset,
+                                limit=limit)
     if as_json:
         echo_json(result)
         return
     _print_impact(result)
 
 
+_FILES_SHOWN = 8  # per-file lines summarising a depth level longer than the page
+_TESTS_SHOWN = 10
+
+
 def _print_impact(r: dict[str, Any]) -> None:
     t = r["target"]
     click.echo(f"{t['id']} ({t['kind']}, {t['file']}:{t['line']}) — {r.get('direction', '')}")
-    for d, hops in r.get("by_depth", {}).items():
-        click.echo(f"\n  depth {d} — {DEPTH_LABELS.get(int(d), 'reachable')} ({len(hops)})")
+    by_file = r.get("by_file", {})
+    for d in sorted({*r.get("by_depth", {}), *by_file}, key=int):
+        hops = r.get("by_depth", {}).get(d, [])
+        files = by_file.get(d, {})
+        count = sum(files.values()) if files else len(hops)
+        click.echo(f"\n  {hops_label(int(d))} away ({count})")
         for h in hops:
             site = h.get("site") or {}
             click.echo(f"    {h['id']}  [{h['relation']} at {site.get('file')}:{site.get('line')}]")
+        if len(hops) < count:  # a level longer than the page: say where the rest are
+            for path, n in list(files.items())[:_FILES_SHOWN]:
+                click.echo(f"    {path} — {n} symbol{'s' if n != 1 else ''}")
+            if len(files) > _FILES_SHOWN:
+                rest = sum(list(files.values())[_FILES_SHOWN:])
+                click.echo(f"    … {len(files) - _FILES_SHOWN} more files — {rest} symbols")
+    if r.get("next_offset") is not None:
+        left = r["total"] - r["next_offset"]
+        click.echo(f"\n  +{left} more — --offset {r['next_offset']}")
     if r.get("affected_statements"):
         click.echo(f"\n  affected statements ({len(r['affected_statements'])})")
         for s in r["affected_statements"]:
             click.echo(f"    {s['file']}:{s['line']}  {s['text']}")
     tests = r.get("tests", [])
     click.echo(f"\n  tests reached ({len(tests)})")
-    for test in tests:
+    for test in tests[:_TESTS_SHOWN]:
         click.echo(f"    {test['id'] if isinstance(test, dict) else test}")
+    if len(tests) > _TESTS_SHOWN:
+        click.echo(f"    +{len(tests) - _TESTS_SHOWN} more — --json lists them all")
     un = r.get("unanalyzable", [])
     if un:
         click.echo(f"\n  un-analyzable sites that may reach it ({len(un)})")
@@ -189,7 +224,8 @@ def context_cmd(symbol: str, repo: Path, as_json: bool) -> None:
 @click.option("--limit", type=int, default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def find_cmd(name: str, repo: Path, limit: int, as_json: bool) -> None:
-    """Look up symbols by NAME (exact name or qualname suffix, else close matches)."""
+    """Look up symbols by NAME: exact name (or qualname suffix) first, then names starting
+    with it, then names containing it; close spellings when nothing matches."""
     nodes = _fresh(repo).find(name, limit)
     rows = [{"id": n.id, "kind": n.kind.value, "file": n.file, "line": n.start_line,
              "signature": n.signature} for n in nodes]

@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from impactlens.cli.common import echo_json, main, open_project, repo_option
+from impactlens.cli.common import (
+    direction_option,
+    echo_json,
+    main,
+    open_project,
+    read_direction,
+    repo_option,
+)
 from impactlens.errors import BadInputError
 
 
@@ -21,7 +28,7 @@ def _parse_location(loc: str) -> tuple[str, int]:
 def render_pdg(result: dict[str, Any]) -> str:
     """Plain-text rendering shared by `slice` and `impact --mode pdg`."""
     crit = result["criterion"]
-    head = f"{result['direction']} slice of {crit['file']}:{crit['line']}"
+    head = f"{result['direction']} of {crit['file']}:{crit['line']}"
     if crit.get("scope"):
         head += f" (in {crit['scope']})"
     lines = [head]
@@ -61,9 +68,9 @@ def render_pdg(result: dict[str, Any]) -> str:
 
 @main.command("slice")
 @click.argument("location")
-@click.option("--direction", type=click.Choice(["downstream", "upstream"]),
-              default="downstream", show_default=True,
-              help="downstream: what depends on the line; upstream: what it depends on.")
+@direction_option("dependents: the statements that depend on the line (what "
+                  "changing it affects); dependencies: the statements it depends on. "
+                  "downstream/upstream are deprecated.")
 @click.option("--depth", type=click.IntRange(0, 3), default=3, show_default=True,
               help="Inter-procedural function hops.")
 @click.option("--no-index", is_flag=True, help="Intra-procedural only; do not read the index.")
@@ -73,6 +80,7 @@ def slice_cmd(location: str, direction: str, depth: int, no_index: bool, as_json
               repo: Path) -> None:
     """Statements affected by (or affecting) FILE:LINE — a program-dependence slice."""
     path, line = _parse_location(location)
+    direction = read_direction(direction, "slice")
     project = open_project(repo)
     result = project.slice(path, line, direction, depth, use_index=not no_index)
     if as_json:

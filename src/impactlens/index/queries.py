@@ -9,14 +9,27 @@ from typing import Any
 
 from impactlens.errors import BadInputError, UnknownSymbolError
 from impactlens.index.store import Store
-from impactlens.model import Edge, EdgeKind, Node, NodeKind, UnresolvedReason, UnresolvedSite
+from impactlens.model import (
+    DEPENDENTS,
+    Edge,
+    EdgeKind,
+    Node,
+    NodeKind,
+    UnresolvedReason,
+    UnresolvedSite,
+    normalise_direction,
+)
 
 # Edges that decide membership in an impact set (the spec's "hard" edges).
 HARD_KINDS = frozenset({
     EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.INHERIT, EdgeKind.OVERRIDE,
     EdgeKind.INSTANTIATE, EdgeKind.USE,
 })
-DEPTH_LABELS = {1: "will break", 2: "likely affected", 3: "may need testing"}
+
+
+def hops_label(depth: int) -> str:
+    """A depth level in plain words: ``1 hop``, ``2 hops``, …"""
+    return f"{depth} hop" if depth == 1 else f"{depth} hops"
 CALLABLE_KINDS = (NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.MODULE, NodeKind.TEST)
 
 
@@ -79,12 +92,17 @@ def close_matches(store: Store, ref: str, n: int = 5) -> list[str]:
 
 
 def find(store: Store, name: str, limit: int = 20) -> list[Node]:
-    """Symbols whose name or qualname suffix matches, exact first, then close matches."""
-    exact = {n.id: n for n in store.nodes_named(name)}
-    for n in store.nodes_with_id_suffix(name, limit):
-        exact.setdefault(n.id, n)
-    if exact:
-        return sorted(exact.values(), key=lambda n: n.id)[:limit]
+    """Symbols matching ``name``, ranked: the last name part equal to its last part
+    first (a dotted qualname suffix before a bare name), then names starting with it,
+    then names containing it, by id within each; close spellings when nothing matches."""
+    qualifier, _, leaf = name.strip().rpartition(".")
+    found = {n.id: n for n in store.nodes_with_id_suffix(name, limit)} if qualifier else {}
+    # over-fetch: the qualifier filter below may drop some
+    for n in store.nodes_name_containing(leaf, limit * 4 if qualifier else limit):
+        if not qualifier or f"{qualifier}." in n.id:
+            found.setdefault(n.id, n)
+    if found:
+        return list(found.values())[:limit]
     out: list[Node] = []
     for i in close_matches(store, name, limit):
         node = store.node(i)
@@ -106,9 +124,13 @@ def _hop_json(n: Node, e: Edge, via: str) -> dict[str, Any]:
 
 
 def impact(store: Store, target: Node, direction: str, depth: int) -> dict[str, Any]:
-    """BFS over hard edges from ``target``; ``upstream`` = what depends on it."""
-    if direction not in ("upstream", "downstream"):
-        raise BadInputError(f"direction must be upstream or downstream, not {direction!r}")
+    """BFS over hard edges from ``target``: its ``dependents`` (what depends on it) or its
+    ``dependencies``; the deprecated ``upstream``/``downstream`` are read as ``impact``
+    meant them."""
+    try:
+        direction = normalise_direction(direction, "impact")
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
     if depth < 1:
         raise BadInputError(f"depth must be ≥ 1, not {depth}")
     by_depth: dict[str, list[dict[str, Any]]] = {}
@@ -120,10 +142,10 @@ def impact(store: Store, target: Node, direction: str, depth: int) -> dict[str, 
         _collect_tests(store, nid, d, tests)
         if d >= depth:
             continue
-        edges = (store.in_edges(nid, HARD_KINDS) if direction == "upstream"
+        edges = (store.in_edges(nid, HARD_KINDS) if direction == DEPENDENTS
                  else store.out_edges(nid, HARD_KINDS))
         for e in edges:
-            other = e.src if direction == "upstream" else e.dst
+            other = e.src if direction == DEPENDENTS else e.dst
             if other in seen:
                 continue
             seen.add(other)
@@ -146,6 +168,34 @@ def impact(store: Store, target: Node, direction: str, depth: int) -> dict[str, 
         "tests": sorted(tests.values(), key=lambda t: (t["depth"], t["id"])),
         "unanalyzable": [_unresolved_json(u) for u in unanalyzable_for(store, target)],
     }
+
+
+def page_impact(result: dict[str, Any], offset: int = 0, limit: int | None = None
+                ) -> dict[str, Any]:
+    """``result`` with ``by_depth`` cut to the symbols ``offset`` to ``offset + limit``
+    (depth by depth, in their order), plus what was left out: ``total``, ``omitted``,
+    ``by_file`` (every level's symbol counts per file, for all of them) and
+    ``next_offset`` (``None`` when nothing remains). ``limit=None`` keeps every symbol."""
+    if offset < 0 or (limit is not None and limit < 1):
+        raise BadInputError("offset must be ≥ 0 and limit ≥ 1")
+    levels = result.get("by_depth", {})
+    total = sum(len(hops) for hops in levels.values())
+    end = total if limit is None else min(total, offset + limit)
+    shown: dict[str, list[dict[str, Any]]] = {}
+    by_file: dict[str, dict[str, int]] = {}
+    seen = 0
+    for depth, hops in levels.items():
+        counts: dict[str, int] = {}
+        for h in hops:
+            counts[h["file"]] = counts.get(h["file"], 0) + 1
+        by_file[depth] = dict(sorted(counts.items(), key=lambda fc: (-fc[1], fc[0])))
+        window = hops[max(0, offset - seen):max(0, end - seen)]
+        if window:
+            shown[depth] = window
+        seen += len(hops)
+    return {**result, "by_depth": shown, "total": total, "offset": offset,
+            "omitted": total - sum(len(v) for v in shown.values()), "by_file": by_file,
+            "next_offset": end if end < total else None}
 
 
 def _collect_tests(store: Store, nid: str, d: int, tests: dict[str, dict[str, Any]]) -> None:

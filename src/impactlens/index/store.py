@@ -602,6 +602,18 @@ class Store:
         )
         return [_row_node(r) for r in rows]
 
+    def nodes_name_containing(self, part: str, limit: int = 50) -> list[Node]:
+        """Nodes whose name contains ``part`` (any case): the name equal to it first, then
+        the names starting with it, then the rest; by id within each."""
+        esc = part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._conn.execute(
+            "SELECT * FROM nodes WHERE name LIKE ? ESCAPE '\\' ORDER BY"
+            " CASE WHEN name=? THEN 0 WHEN name LIKE ? ESCAPE '\\' THEN 1 ELSE 2 END, id"
+            " LIMIT ?",
+            ("%" + esc + "%", part, esc + "%", limit),
+        )
+        return [_row_node(r) for r in rows]
+
     def all_nodes(self, kinds: Iterable[NodeKind] | None = None) -> list[Node]:
         if kinds is None:
             rows = self._conn.execute("SELECT * FROM nodes ORDER BY id")

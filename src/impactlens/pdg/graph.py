@@ -17,11 +17,13 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from impactlens.model import DEPENDENCIES, DEPENDENTS
 from impactlens.pdg.cfg import CFG, FunctionNode, ScopeNode, build_cfg
 from impactlens.pdg.dataflow import control_dependence, data_dependence
 from impactlens.pdg.defuse import Path
 
-DOWNSTREAM, UPSTREAM = "downstream", "upstream"
+# downstream = the statements depending on the criterion, upstream = those it depends on
+DOWNSTREAM, UPSTREAM = DEPENDENTS, DEPENDENCIES
 
 
 @dataclass(eq=False)

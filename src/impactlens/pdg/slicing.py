@@ -29,7 +29,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from impactlens.model import Edge, EdgeKind, GraphView, Node, NodeKind
+from impactlens.model import Edge, EdgeKind, GraphView, Node, NodeKind, normalise_direction
 from impactlens.pdg.cfg import FunctionNode, ScopeNode
 from impactlens.pdg.graph import (
     DOWNSTREAM,
@@ -106,17 +106,20 @@ def _stmts(pf: ParsedFile, pdg: FunctionPDG, ids: set[int] | frozenset[int]) -> 
     return tuple(Stmt(pf.path, ln, pf.line_text(ln)) for ln in lines)
 
 
-def _check_direction(direction: str) -> None:
-    if direction not in (DOWNSTREAM, UPSTREAM):
+def _check_direction(direction: str) -> str:
+    """``dependents``/``dependencies``; the deprecated words as ``slice`` meant them."""
+    try:
+        return normalise_direction(direction, "slice")
+    except ValueError as exc:
         from impactlens.errors import BadInputError
 
-        raise BadInputError(f"direction must be downstream or upstream, not {direction!r}")
+        raise BadInputError(str(exc)) from None
 
 
 def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNSTREAM,
                 scope: ScopeNode | None = None, scope_name: str | None = None) -> LocalSlice:
     """Intra-procedural slice of the statement(s) at ``path:line``."""
-    _check_direction(direction)
+    direction = _check_direction(direction)
     pf = cache.file(path)
     if pf is None:
         return LocalSlice(path, "", 0, direction, line, reason="file-not-found",
@@ -235,7 +238,7 @@ def pdg_impact(
     callgraph: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The unified PDG result for ``path:line`` inside ``target`` (see module doc)."""
-    _check_direction(direction)
+    direction = _check_direction(direction)
     hops = max(0, min(depth, MAX_HOPS))
     out: dict[str, Any] = {
         "mode": "pdg",

@@ -36,6 +36,7 @@ from impactlens.answer.text import brief
 from impactlens.api import Project
 from impactlens.errors import BadInputError, ImpactlensError
 from impactlens.impact.tokens import count_tokens
+from impactlens.model import normalise_direction
 from impactlens.settings import Settings
 
 __all__ = ["build_server", "serve_stdio"]
@@ -167,6 +168,7 @@ class ImpactOutput(TypedDict):
     mode: str  # callgraph | pdg
     target: dict[str, Any]
     result: dict[str, Any]
+    next_cursor: NotRequired[str | None]  # callgraph: the next page's `cursor`
 
 
 class FindHit(TypedDict):
@@ -555,21 +557,24 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         title="Blast radius of a symbol",
         description=(
             "Blast radius of one existing symbol, independent of any edit. mode=callgraph "
-            "(default): who depends on it (direction=upstream, the default: callers, "
-            "importers, subclasses, overriders — what breaks if it changes) or what it "
-            "depends on (direction=downstream), grouped by hop distance (1 = will break, "
-            "2 = likely affected, 3 = may need testing), plus the tests reaching it and "
-            "un-analyzable sites. mode=pdg: statement level for one changed `line` inside the "
-            "symbol — direction=downstream (the default for pdg) gives the statements the "
-            "line affects, in the function and across calls; upstream gives what the line "
+            "(default): direction=dependents (the default) = what depends on it: callers, "
+            "importers, subclasses, overriders — what may break if it changes; "
+            "direction=dependencies = what it depends on; grouped by hop distance "
+            "(1 hop, 2 hops, …), `limit` symbols a page (pass `next_cursor` as `cursor` "
+            "for more; `by_file` counts them all per file), plus the tests reaching it and "
+            "un-analyzable sites. "
+            "mode=pdg: statement level for one changed `line` inside the symbol — "
+            "direction=dependents gives the statements the line affects, in the function "
+            "and across calls; dependencies gives the statements the line "
             "depends on. Use analyze_change instead when you have an actual edit."),
     )
     async def impact(
         symbol: SymbolArg,
-        direction: Annotated[Literal["upstream", "downstream"] | None, Field(
-            description="callgraph: upstream = dependents (default), downstream = "
-                        "dependencies. pdg: downstream = statements affected by the line "
-                        "(default), upstream = statements it depends on.")] = None,
+        direction: Annotated[Literal["dependents", "dependencies", "upstream",
+                                     "downstream"], Field(
+            description="dependents (default) = what depends on the symbol (pdg: the "
+                        "statements the line affects); dependencies = what it depends on. "
+                        "upstream/downstream are deprecated spellings.")] = "dependents",
         depth: Annotated[int, Field(ge=1, le=10, description="Maximum hops.")] = 3,
         mode: Annotated[Literal["callgraph", "pdg"], Field(
             description="callgraph = symbol level; pdg = statement level (needs "
@@ -577,20 +582,33 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         line: Annotated[int | None, Field(
             ge=1, description="mode=pdg: the line being changed (1-based, in the "
                               "symbol's file).")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description=(
+            "callgraph: symbols listed on this page; `total`, `omitted` and `by_file` "
+            "count them all."))] = 50,
+        cursor: CursorArg = None,
     ) -> Annotated[CallToolResult, ImpactOutput]:
         def work() -> CallToolResult:
             p = backend.project
             target = p.resolve_symbol(symbol)
+            # the old words meant what `slice` means by them in pdg mode
+            new = normalise_direction(direction, "slice" if mode == "pdg" else "impact")
             if mode == "callgraph":
-                res = p.impact(target.id, direction=direction or "upstream", depth=depth)
+                res = p.impact(target.id, direction=new, depth=depth,
+                               offset=_offset(cursor), limit=limit)
+                nxt = res["next_offset"]
+                out: ImpactOutput = {"mode": mode, "target": dict(_ref(target)),
+                                     "result": _jsonable(res),
+                                     "next_cursor": None if nxt is None else f"item:{nxt}"}
+                more = (f"; {res['omitted']} more: pass next_cursor as `cursor`"
+                        if nxt is not None else "")
+                text = f"{target.id}: {res['total']} {new} in all{more}"
             else:
                 if line is None:
                     raise BadInputError("mode=pdg needs `line`: the line you are changing")
-                res = p.pdg_impact(target.id, line=line, direction=direction or "downstream",
-                                   depth=depth)
-            out: ImpactOutput = {"mode": mode, "target": dict(_ref(target)),
-                                 "result": _jsonable(res)}
-            return _reply(out, f"{target.id}: {_counts(out['result'])}{_STRUCTURED}")
+                res = p.pdg_impact(target.id, line=line, direction=new, depth=depth)
+                out = {"mode": mode, "target": dict(_ref(target)), "result": _jsonable(res)}
+                text = f"{target.id} line {line}: {_counts(out['result'])}"
+            return _reply(out, text + _STRUCTURED)
         return await backend.call(work)
 
     @query_tool(
@@ -621,7 +639,8 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         description=(
             "Look up definitions (modules, classes, functions, methods, tests, fields) by "
             "name or part of a name; returns ids you can pass as `symbol` to context, impact "
-            "and slice, with kind, file, line and signature. Use it when you only know a short "
+            "and slice, with kind, file, line and signature; exact names first, then names "
+            "starting with it, then names containing it. Use it when you only know a short "
             "or approximate name."),
     )
     async def find_symbol(
@@ -644,8 +663,9 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         description=(
             "Statement-level program slice from the statement at file:line (data and control "
             "dependence, followed across resolved calls up to `depth` function hops). "
-            "direction=forward: the statements that depend on it — what changing that line "
-            "can affect. direction=backward: the statements it depends on — why it has the "
+            "direction=dependents: the statements that depend on it — what changing that "
+            "line can affect. direction=dependencies: the statements it depends on — why it "
+            "has the "
             "value it has. Use before editing one line of a long function; use impact or "
             "analyze_change for symbol-level effects."),
     )
@@ -653,19 +673,21 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
         file: Annotated[str, Field(min_length=1, description="Repository-relative path of a "
                                    "Python file, e.g. src/pkg/mod.py.")],
         line: Annotated[int, Field(ge=1, description="1-based line of the statement.")],
-        direction: Annotated[Literal["forward", "backward"], Field(
-            description="forward = what depends on the line; backward = what the line "
-                        "depends on.")] = "forward",
+        direction: Annotated[Literal["dependents", "dependencies", "forward", "backward"],
+                             Field(description="dependents = the statements that depend on "
+                                   "the line; dependencies = the statements it depends on "
+                                   "(forward/backward: deprecated spellings)."
+                                   )] = "dependents",
         depth: Annotated[int, Field(ge=0, le=3, description="Inter-procedural function "
                                     "hops (0 = this function only).")] = 3,
     ) -> Annotated[CallToolResult, SliceOutput]:
         def work() -> CallToolResult:
             rel = backend.repo_file(file)
-            pdg_dir = "downstream" if direction == "forward" else "upstream"
-            res = backend.project.slice(rel, line, pdg_dir, depth)
-            out: SliceOutput = {"file": rel, "line": line, "direction": direction,
+            new = normalise_direction(direction, "slice")
+            res = backend.project.slice(rel, line, new, depth)
+            out: SliceOutput = {"file": rel, "line": line, "direction": new,
                                 "result": _jsonable(res)}
-            return _reply(out, f"{rel}:{line} ({direction}): {_counts(out['result'])}"
+            return _reply(out, f"{rel}:{line} ({new}): {_counts(out['result'])}"
                                f"{_STRUCTURED}")
         return await backend.call(work)
 

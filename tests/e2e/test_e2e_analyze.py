@@ -221,6 +221,44 @@ def test_cli_diff_that_does_not_apply_exits_2(repo):
     assert "pkg/core.py: the diff does not apply" in r.stderr
 
 
+def _git_diff(root: Path) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "diff"], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_git_diff_piped_of_the_working_tree_edit(repo):
+    """`git diff | impactlens analyze --diff -` on edits already made: that edit."""
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    here = invoke("analyze", "--repo", str(repo), "--json")
+    piped = invoke("analyze", "--repo", str(repo), "--json", "--diff", "-",
+                   input=_git_diff(repo))
+    assert piped.exit_code == 0, piped.output
+    assert "the diff is already in the working tree; analysing that edit" in piped.stderr
+    same = ("seed", "triage", "batches", "obligations")
+    got, want = json.loads(piped.stdout), json.loads(here.stdout)
+    assert {k: got[k] for k in same} == {k: want[k] for k in same}
+    tests = invoke("tests", "--repo", str(repo), "--diff", "-", input=_git_diff(repo))
+    assert tests.stdout == invoke("tests", "--repo", str(repo)).stdout
+    assert "tests/test_core.py::test_compute" in tests.stdout.split()
+    with Project(repo) as p:  # the API reads it the same way
+        api = p.analyze(diff=_git_diff(repo))
+    assert api.validate == analyze(repo).validate
+    assert [c.entity for c in api.changes] == ["pkg.core.compute"]
+
+
+def test_cli_diff_neither_applying_nor_applied_exits_2(repo):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    diff = _git_diff(repo)
+    edit(repo, "pkg/core.py", "def compute(a, b, c):", "def compute(x):")
+    r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), "--diff", "-"], input=diff)
+    assert r.exit_code == 2
+    assert "pkg/core.py: the diff does not apply" in r.stderr
+    assert "not already in the working tree" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
 def test_cli_diff_outside_repo_exits_2(repo):
     evil = "--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
     r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), "--diff", "-"], input=evil)

@@ -95,6 +95,8 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
     from impactlens.cli.index_cmds import progress_bar
 
     change = project.proposed_change(**kw)
+    if change.note:  # how the input was read, when that is not what was asked
+        click.echo(f"impactlens: {change.note}", err=True)
     with progress_bar(is_tty() and not quiet) as progress:
         project.refresh(progress=progress)
     return change, project.analyze(change, refresh=False)

@@ -122,12 +122,11 @@ def is_source(path: str) -> bool:
 
 
 def is_test_file(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return (
-        (name.startswith("test_") and name.endswith(PY_SUFFIX))
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-    )
+    """A test module or conftest by pytest's default rules (the index applies the
+    repository's own: :mod:`impactlens.index.python.pytest_config`)."""
+    from impactlens.index.python.pytest_config import DEFAULT
+
+    return DEFAULT.is_test_file(path)
 
 
 def module_names(paths: Iterable[str]) -> dict[str, str]:

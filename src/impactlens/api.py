@@ -26,7 +26,7 @@ from impactlens.model import (
 )
 from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
 
-__all__ = ["Project", "repository_settings"]
+__all__ = ["Project", "check_project", "repository_settings"]
 
 
 def repository_settings(root: Path, base: Settings = DEFAULT) -> Settings:
@@ -36,6 +36,17 @@ def repository_settings(root: Path, base: Settings = DEFAULT) -> Settings:
         return from_pyproject(root, base)
     except ValueError as exc:
         raise BadInputError(str(exc)) from None
+
+
+def check_project(root: Path) -> None:
+    """Refuse a directory that is no project (not in git, no Python file), before an index
+    (``.impactlens/``) is made there."""
+    from impactlens.change.git import is_repository
+    from impactlens.index.discover import holds_python_files
+
+    if not is_repository(root) and not holds_python_files(root):
+        raise NotARepositoryError(f"{root} is not a git repository and holds no Python files; "
+                                  "run impactlens in a project")
 
 
 class Project:
@@ -53,6 +64,7 @@ class Project:
     # ------------------------------------------------------------------ index
     def index(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         """Bring the index up to date (incrementally unless ``full``)."""
+        check_project(self.root)
         self.close()
         return Indexer(self.root, self.settings).run(full=full, progress=progress)
 

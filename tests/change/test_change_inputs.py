@@ -195,6 +195,63 @@ def test_diff_touching_only_non_python_is_checked_but_not_analyzed(make_repo):
         from_diff(root, stale)
 
 
+# ------------------------------------------- a diff already in the working tree
+def git_out(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_diff_already_in_the_working_tree_is_that_edit(make_repo, git):
+    """`git diff | impactlens analyze --diff -`: the edit is on disk, not to be applied."""
+    root = make_repo(BASE)
+    (root / "pkg/calc.py").write_text(BASE["pkg/calc.py"] + "\n\ndef mul(a, b):\n"
+                                      "    return a * b\n")  # an appended function
+    (root / "pkg/new.py").write_text("N = 2\n")
+    git(root, "add", "-N", "pkg/new.py")
+    (root / "pkg/util.py").unlink()
+    (root / "README.md").write_text("bye\n")
+    pc = from_diff(root, git_out(root, "diff"), source="<stdin>")
+    assert pc.note == "the diff is already in the working tree; analysing that edit"
+    assert pc.mode == "worktree" and "already in the working tree" in pc.label
+    worktree = from_worktree(root)
+    assert changed(pc) == changed(worktree)
+    assert pc.other_files == ("README.md",)
+    assert pc.base == worktree.base
+
+
+def test_diff_head_with_staged_part_takes_before_from_head(make_repo, git):
+    root = make_repo(BASE)
+    (root / "pkg/calc.py").write_text(BASE["pkg/calc.py"].replace("a + b", "b + a"))
+    git(root, "add", "pkg/calc.py")
+    (root / "pkg/calc.py").write_text(BASE["pkg/calc.py"].replace("a + b", "b + a")
+                                      .replace("a - b", "-b + a"))
+    # `git diff HEAD` covers the staged part too; `git diff` only the unstaged one
+    whole = changed(from_diff(root, git_out(root, "diff", "HEAD")))["pkg/calc.py"]
+    assert whole == (BASE["pkg/calc.py"], (root / "pkg/calc.py").read_text())
+    unstaged = changed(from_diff(root, git_out(root, "diff")))["pkg/calc.py"]
+    assert unstaged[0] == BASE["pkg/calc.py"].replace("a + b", "b + a")
+
+
+def test_diff_forward_is_not_mistaken_for_applied(make_repo, git):
+    root = make_repo(BASE)
+    (root / "pkg/calc.py").write_text(BASE["pkg/calc.py"].replace("a - b", "b - a"))
+    diff = git_out(root, "diff")
+    git(root, "checkout", "--", ".")
+    pc = from_diff(root, diff)
+    assert pc.mode == "diff" and pc.note == ""
+    assert changed(pc)["pkg/calc.py"][1].endswith("return b - a\n")
+
+
+def test_diff_neither_applying_nor_applied_names_the_first_file(make_repo, git):
+    root = make_repo(BASE)
+    (root / "pkg/util.py").write_text("X = 2\n")
+    diff = git_out(root, "diff")  # X = 1 -> X = 2
+    (root / "pkg/util.py").write_text("X = 3\n")  # disk holds neither side
+    with pytest.raises(BadInputError, match=r"^pkg/util\.py: the diff does not apply .*"
+                                            r"not already in the working tree"):
+        from_diff(root, diff)
+
+
 # ----------------------------------------------------------------------- rev
 def test_rev_single_commit_against_parent(make_repo, git_commit):
     root = make_repo(BASE)

@@ -221,6 +221,44 @@ def test_cli_diff_that_does_not_apply_exits_2(repo):
     assert "pkg/core.py: the diff does not apply" in r.stderr
 
 
+def _git_diff(root: Path) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "diff"], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_git_diff_piped_of_the_working_tree_edit(repo):
+    """`git diff | impactlens analyze --diff -` on edits already made: that edit."""
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    here = invoke("analyze", "--repo", str(repo), "--json")
+    piped = invoke("analyze", "--repo", str(repo), "--json", "--diff", "-",
+                   input=_git_diff(repo))
+    assert piped.exit_code == 0, piped.output
+    assert "the diff is already in the working tree; analysing that edit" in piped.stderr
+    same = ("seed", "triage", "batches", "obligations")
+    got, want = json.loads(piped.stdout), json.loads(here.stdout)
+    assert {k: got[k] for k in same} == {k: want[k] for k in same}
+    tests = invoke("tests", "--repo", str(repo), "--diff", "-", input=_git_diff(repo))
+    assert tests.stdout == invoke("tests", "--repo", str(repo)).stdout
+    assert "tests/test_core.py::test_compute" in tests.stdout.split()
+    with Project(repo) as p:  # the API reads it the same way
+        api = p.analyze(diff=_git_diff(repo))
+    assert api.validate == analyze(repo).validate
+    assert [c.entity for c in api.changes] == ["pkg.core.compute"]
+
+
+def test_cli_diff_neither_applying_nor_applied_exits_2(repo):
+    edit(repo, "pkg/core.py", "def compute(a, b):", "def compute(a, b, c):")
+    diff = _git_diff(repo)
+    edit(repo, "pkg/core.py", "def compute(a, b, c):", "def compute(x):")
+    r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), "--diff", "-"], input=diff)
+    assert r.exit_code == 2
+    assert "pkg/core.py: the diff does not apply" in r.stderr
+    assert "not already in the working tree" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
 def test_cli_diff_outside_repo_exits_2(repo):
     evil = "--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
     r = CliRunner().invoke(main, ["analyze", "--repo", str(repo), "--diff", "-"], input=evil)
@@ -274,6 +312,51 @@ def test_demo_runs_on_the_bundled_example():
     md = CliRunner().invoke(main, ["demo", "--format", "json"])
     assert md.exit_code == 0
     assert json.loads(md.stdout)["triage"]["must_inspect"]
+
+
+def test_demo_says_its_copy_was_removed_and_keeps_it_in_a_directory(tmp_path):
+    import re
+
+    r = CliRunner().invoke(main, ["demo"])
+    assert r.exit_code == 0, r.output
+    assert "the demo repository was removed; `impactlens demo --keep DIR` keeps it" in r.stderr
+    assert not re.search(r"/\S*impactlens-demo", r.output)  # no path that no longer exists
+    kept = tmp_path / "shop"
+    k = CliRunner().invoke(main, ["demo", "--keep", str(kept)])
+    assert k.exit_code == 0, k.output
+    assert f"demo repository kept at {kept}" in k.stderr
+    assert (kept / ".git").is_dir() and (kept / ".impactlens/out/impact.json").is_file()
+    assert f"wrote {kept}/.impactlens/out/changes.json" in k.stdout
+    again = CliRunner().invoke(main, ["demo", "--keep", str(kept)])
+    assert again.exit_code == 2 and "--keep needs a new or empty directory" in again.stderr
+
+
+@pytest.mark.parametrize("args", [["analyze", "--repo", "{d}"], ["index", "{d}"],
+                                  ["impact", "X", "--repo", "{d}"], ["tests", "--repo", "{d}"]])
+def test_outside_a_project_nothing_is_written(tmp_path, args):
+    """No .git and no Python file: refused before an index is made there."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("hello\n")
+    r = CliRunner().invoke(main, [a.format(d=empty) for a in args])
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"impactlens: error: {empty} is not a git repository and holds "
+                                "no Python files; run impactlens in a project")
+    assert sorted(p.name for p in empty.iterdir()) == ["notes.txt"]
+
+
+def test_the_api_refuses_to_index_outside_a_project(tmp_path):
+    from impactlens.errors import NotARepositoryError
+
+    with pytest.raises(NotARepositoryError, match="holds no Python files"):
+        Project(tmp_path).index()
+    assert not (tmp_path / ".impactlens").exists()
+
+
+def test_a_plain_directory_with_python_files_is_a_project(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
+    assert invoke("index", str(tmp_path)).exit_code == 0
+    assert (tmp_path / ".impactlens").is_dir()
 
 
 def test_analyze_before_after_texts(repo):

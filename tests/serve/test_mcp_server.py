@@ -234,3 +234,29 @@ def test_analyze_change_names_what_the_edit_stopped_mentioning(shop: Path) -> No
                    if "retired" in e)
 
     run_session(shop, body)
+
+
+def test_analyze_change_diff_already_in_the_working_tree(shop: Path, git) -> None:
+    """The tool handlers in process (this worktree's code): a `git diff` of the edits
+    on disk is analysed as that working-tree edit, and the answer says so."""
+    from impactlens.serve.mcp_server import build_server
+
+    (shop / "src/shop/pricing.py").write_text(PRICING_AFTER)
+    diff = git(shop, "diff")
+    server = build_server(shop)
+
+    async def body() -> None:
+        here = await server.call_tool("analyze_change", {})
+        piped = await server.call_tool("analyze_change", {"diff": diff})
+        tests = await server.call_tool("tests_for_change", {"diff": diff})
+        note = "the diff is already in the working tree; analysing that edit"
+        for res in (piped, tests):
+            assert not res.is_error, res.content
+            assert res.content[0].text.startswith(note + "\n")
+        assert piped.structured_content["change"]["note"] == note
+        for key in ("seed", "triage", "validate"):
+            assert piped.structured_content[key] == here.structured_content[key]
+        assert tests.structured_content["tests"] == here.structured_content["validate"]
+        assert "note" not in here.structured_content["change"]
+
+    anyio.run(body)

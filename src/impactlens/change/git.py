@@ -202,10 +202,13 @@ def blobs(root: Path | str, specs: list[str]) -> dict[str, bytes | None]:
     return result
 
 
-def apply_check(root: Path | str, patch: bytes) -> str | None:
-    """``None`` if ``patch`` applies to the working tree cleanly, else git's one-line reason."""
+def apply_check(root: Path | str, patch: bytes, *, reverse: bool = False,
+                cached: bool = False) -> str | None:
+    """``None`` if ``patch`` applies to the working tree (``cached``: the index) cleanly,
+    else git's one-line reason; ``reverse``: whether it un-applies cleanly."""
+    flags = [*(["--reverse"] if reverse else []), *(["--cached"] if cached else [])]
     try:
-        run_bytes(root, "apply", "--check", "--recount", "-", input=patch)
+        run_bytes(root, "apply", "--check", "--recount", *flags, "-", input=patch)
     except GitError as exc:
         return str(exc).removeprefix("git apply: ")
     return None

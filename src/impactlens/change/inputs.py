@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 from impactlens.change import git
 from impactlens.errors import BadInputError
@@ -53,6 +54,7 @@ class ProposedChange:
     dated: bool = True  # False: ``as_of`` is just the time of the run (no date was given)
     base: str | None = None  # base commit sha, when there is one
     other_files: tuple[str, ...] = field(default=())  # touched non-Python paths (not analyzed)
+    note: str = ""  # one line for the user about how the input was read ("" = nothing to say)
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -68,6 +70,7 @@ class ProposedChange:
             dated=self.dated or as_of is not None,
             base=self.base,
             other_files=self.other_files,
+            note=self.note,
         )
 
 
@@ -142,6 +145,7 @@ def _finish(
     base: str | None,
     other: Sequence[str] = (),
     dated: bool = True,
+    note: str = "",
 ) -> ProposedChange:
     files = tuple(
         FileChange(path=p, before=b, after=a)
@@ -150,7 +154,7 @@ def _finish(
     )
     return ProposedChange(
         files=files, mode=mode, label=label, task=task, as_of=as_of, dated=dated, base=base,
-        other_files=tuple(sorted(set(other))),
+        other_files=tuple(sorted(set(other))), note=note,
     )
 
 
@@ -232,6 +236,13 @@ def from_texts(
 
 
 # -------------------------------------------------------------------- diff
+ALREADY_APPLIED = "the diff is already in the working tree; analysing that edit"
+
+
+class _DoesNotApply(BadInputError):
+    """A file of the diff does not match the working tree."""
+
+
 _HUNK_SEARCH = 2000  # how far (lines) a hunk may drift from its stated position
 
 
@@ -286,7 +297,7 @@ def _apply_hunks(path: str, text: str, hunks: Sequence[object]) -> str:
             start = hunk.source_start  # type: ignore[attr-defined]  # pure insertion after line N
         at = _find(lines, src, start, pos)
         if at is None:
-            raise BadInputError(
+            raise _DoesNotApply(
                 f"{path}: the diff does not apply (hunk at line "
                 f"{hunk.source_start} does not match the file)"  # type: ignore[attr-defined]
             )
@@ -320,23 +331,30 @@ def _find(lines: list[str], src: list[str], start: int, lo: int) -> int | None:
     return None
 
 
-def from_diff(
-    root: Path,
-    diff_text: str | bytes,
-    *,
-    source: str = "diff",
-    task: str = "",
-    as_of: int | None = None,
-) -> ProposedChange:
-    """A unified diff applied (with context verification) to the working tree."""
+@dataclass(frozen=True, slots=True)
+class _DiffFile:
+    patch: Any  # unidiff PatchedFile
+    old: str | None  # repo-relative path before (None: the diff creates the file)
+    new: str | None  # repo-relative path after (None: the diff deletes the file)
+
+    @property
+    def name(self) -> str:
+        return self.new or self.old or ""
+
+
+def _parse_diff(root: Path, diff_text: str | bytes, source: str) -> tuple[bytes, list[_DiffFile]]:
+    """The diff's bytes and its files with repository paths; malformed input is refused."""
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
     if isinstance(diff_text, bytes):
+        raw = diff_text
         try:
             diff_text = diff_text.decode("utf-8")
         except UnicodeDecodeError:
             raise BadInputError(f"{source}: the diff is not UTF-8 text") from None
+    else:
+        raw = diff_text.encode("utf-8", "surrogateescape")
     if not diff_text.strip():
         raise BadInputError(f"{source}: the diff is empty")
     try:
@@ -345,8 +363,7 @@ def from_diff(
         raise BadInputError(f"{source}: not a unified diff ({exc})") from None
     if len(patch) == 0:
         raise BadInputError(f"{source}: no file changes found in the diff")
-    changes: dict[str, tuple[str | None, str | None]] = {}
-    other: list[str] = []
+    files: list[_DiffFile] = []
     for pf in patch:
         old = _strip_prefix(pf.source_file, pf.target_file)
         new = _strip_prefix(pf.target_file, pf.source_file)
@@ -356,65 +373,132 @@ def from_diff(
             new = None
         old_rel = repo_path(root, old, what="diff path") if old else None
         new_rel = repo_path(root, new, what="diff path") if new else None
-        name = new_rel or old_rel
-        if name is None:
+        if old_rel is None and new_rel is None:
             raise BadInputError(f"{source}: a file entry names no path")
-        if pf.is_binary_file:
-            if is_python(name):
-                raise BadInputError(f"{name}: binary change in the diff; cannot analyze")
-            other.append(name)
-            continue
-        if not (is_python(name) or (old_rel and is_python(old_rel))):
-            # still verify it applies, so a stale diff is refused as a whole
-            _check_applies(root, name, old_rel, new_rel, pf)
+        entry = _DiffFile(pf, old_rel, new_rel)
+        if pf.is_binary_file and is_python(entry.name):
+            raise BadInputError(f"{entry.name}: binary change in the diff; cannot analyze")
+        files.append(entry)
+    return raw, files
+
+
+def _analyzed(entry: _DiffFile) -> bool:
+    """Whether the file is Python source the analysis reads (else it is only listed)."""
+    if entry.patch.is_binary_file:
+        return False
+    return is_python(entry.name) or (entry.old is not None and is_python(entry.old))
+
+
+def _record(changes: dict[str, tuple[str | None, str | None]], entry: _DiffFile,
+            before: str | None, after: str | None) -> None:
+    """``before``/``after`` of ``entry`` into ``changes``; a rename is a deletion and an
+    addition."""
+    old, new = entry.old, entry.new
+    if new is None:
+        changes[old or ""] = (before, None)
+    elif old and old != new:
+        if is_python(old):
+            changes[old] = (before, None)
+        if is_python(new):
+            changes[new] = (None, after)
+    else:
+        changes[new] = (before, after)
+
+
+def from_diff(
+    root: Path,
+    diff_text: str | bytes,
+    *,
+    source: str = "diff",
+    task: str = "",
+    as_of: int | None = None,
+) -> ProposedChange:
+    """A unified diff applied (with context verification) to the working tree, or, when
+    the working tree holds it already (``git diff | impactlens analyze --diff -``), that
+    working-tree edit."""
+    raw, files = _parse_diff(root, diff_text, source)
+    in_git = git.is_repository(root)
+    when, dated = (int(time.time()), False) if as_of is None else (as_of, True)
+    if in_git and _already_applied(root, raw):
+        changes, other = _worktree_edit(root, raw, files)
+        # the index holds the after-state, as for the working tree: analysed as that mode
+        return _finish(changes, mode="worktree",
+                       label=f"diff {source} (already in the working tree)",
+                       task=task, as_of=when, dated=dated, base=_head_or_none(root),
+                       other=other, note=ALREADY_APPLIED)
+    try:
+        changes, other = _apply_forward(root, files)
+    except _DoesNotApply as exc:
+        if not in_git:
+            raise
+        raise BadInputError(f"{exc}, and it is not already in the working tree") from None
+    return _finish(changes, mode="diff", label=f"diff {source}", task=task, as_of=when,
+                   dated=dated, base=_head_or_none(root) if in_git else None, other=other)
+
+
+def _already_applied(root: Path, raw: bytes) -> bool:
+    """Whether the working tree holds the diff's after-state: git cannot apply it forward
+    but can take it back out."""
+    return (git.apply_check(root, raw) is not None
+            and git.apply_check(root, raw, reverse=True) is None)
+
+
+def _worktree_edit(root: Path, raw: bytes, files: Sequence[_DiffFile]
+                   ) -> tuple[dict[str, tuple[str | None, str | None]], list[str]]:
+    """The diff's files as a working-tree edit: before from the index when the diff
+    applies to it (``git diff``), else from ``HEAD`` (``git diff HEAD``); after = disk."""
+    at = "" if git.apply_check(root, raw, cached=True) is None or not git.has_head(root) \
+        else "HEAD"
+    py = [e for e in files if _analyzed(e)]
+    blobs = git.blobs(root, [git.spec(at, e.old) for e in py if e.old])
+    changes: dict[str, tuple[str | None, str | None]] = {}
+    for e in py:
+        blob = blobs.get(git.spec(at, e.old)) if e.old else None
+        before = decode_source(f"{e.old}@{at or 'index'}", blob) if blob is not None else None
+        _record(changes, e, before, _read_worktree(root, e.new) if e.new else None)
+    return changes, [e.name for e in files if not _analyzed(e)]
+
+
+def _apply_forward(root: Path, files: Sequence[_DiffFile]
+                   ) -> tuple[dict[str, tuple[str | None, str | None]], list[str]]:
+    """Each file's before (the working tree) and after (the diff applied to it)."""
+    changes: dict[str, tuple[str | None, str | None]] = {}
+    other: list[str] = []
+    for e in files:
+        pf, old_rel, new_rel, name = e.patch, e.old, e.new, e.name
+        if not _analyzed(e):
+            if not pf.is_binary_file:  # verify it applies, so a stale diff is refused whole
+                _check_applies(root, name, old_rel, new_rel, pf)
             other.append(name)
             continue
         before = _read_worktree(root, old_rel) if old_rel else None
-        if old_rel is not None and before is None:
-            if pf.source_file == "/dev/null" or pf.is_added_file:
-                before = None
-            else:
-                raise BadInputError(f"{old_rel}: the diff does not apply (file not found)")
+        if old_rel is not None and before is None and not (
+                pf.source_file == "/dev/null" or pf.is_added_file):
+            raise _DoesNotApply(f"{old_rel}: the diff does not apply (file not found)")
         if old_rel is None and new_rel is not None and (root / new_rel).exists():
-            raise BadInputError(f"{new_rel}: the diff does not apply (file already exists)")
+            raise _DoesNotApply(f"{new_rel}: the diff does not apply (file already exists)")
         if new_rel is None:  # deletion
             if before is None:
-                raise BadInputError(f"{old_rel}: the diff does not apply (file not found)")
-            remaining = _apply_hunks(old_rel or "", before, list(pf))
-            if remaining.strip():
-                raise BadInputError(
+                raise _DoesNotApply(f"{old_rel}: the diff does not apply (file not found)")
+            if _apply_hunks(old_rel or "", before, list(pf)).strip():
+                raise _DoesNotApply(
                     f"{old_rel}: the diff does not apply (deletes a file that has other content)"
                 )
-            changes[old_rel or ""] = (before, None)
+            _record(changes, e, before, None)
             continue
-        after = _apply_hunks(new_rel, before or "", list(pf))
-        if old_rel and new_rel and old_rel != new_rel:  # rename: old goes away
-            if is_python(old_rel):
-                changes[old_rel] = (before, None)
-            if is_python(new_rel):
-                changes[new_rel] = (None, after)
-        else:
-            changes[new_rel] = (before, after)
-    return _finish(
-        changes,
-        mode="diff",
-        label=f"diff {source}",
-        task=task,
-        as_of=int(time.time()) if as_of is None else as_of, dated=as_of is not None,
-        base=_head_or_none(root) if git.is_repository(root) else None,
-        other=other,
-    )
+        _record(changes, e, before, _apply_hunks(new_rel, before or "", list(pf)))
+    return changes, other
 
 
 def _check_applies(root: Path, name: str, old_rel: str | None, new_rel: str | None,
                    pf: object) -> None:
     if old_rel is None:
         if (root / name).exists():
-            raise BadInputError(f"{name}: the diff does not apply (file already exists)")
+            raise _DoesNotApply(f"{name}: the diff does not apply (file already exists)")
         return
     p = root / old_rel
     if not p.is_file():
-        raise BadInputError(f"{old_rel}: the diff does not apply (file not found)")
+        raise _DoesNotApply(f"{old_rel}: the diff does not apply (file not found)")
     try:
         text = p.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):

@@ -34,16 +34,17 @@ if TYPE_CHECKING:
 __all__ = ["OverlayGraph", "defined_names", "overlay_for", "text_facts"]
 
 
-def text_facts(path: str, text: str, module: str) -> Any:
+def text_facts(path: str, text: str, module: str, collect: Any = None) -> Any:
     """The index's facts of ``text`` as the file ``path`` (module ``module``), or ``None``
-    when it does not parse."""
-    from impactlens.index import discover
-    from impactlens.index.python import extract_file
+    when it does not parse; ``collect``: the index's pytest collection rules (``None``:
+    pytest's defaults) say whether it is a test module."""
+    from impactlens.index.python import extract_file, pytest_config
 
     is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
+    is_test = (collect or pytest_config.DEFAULT).is_test_file(path)
     try:
         return extract_file(path, text.encode("utf-8", "surrogateescape"), module,
-                            discover.is_test_file(path), is_pkg)
+                            is_test, is_pkg)
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
         return None
 
@@ -168,10 +169,11 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
     """The before-state overlay, or ``None`` when the store already serves (see module doc)."""
     if not needs_overlay(change):
         return None
-    from impactlens.index.indexer import _Lookup, readers_of_change
+    from impactlens.index.indexer import _Lookup, readers_of_change, stored_collect
     from impactlens.index.python import resolve_file
 
     store = project.store
+    collect = stored_collect(store)
     module_paths = dict(store.module_paths())
     by_path: dict[str, Any] = {}
     added: set[str] = set()
@@ -186,7 +188,7 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
             if module_paths.get(module) == f.path:
                 del module_paths[module]
             continue
-        facts = text_facts(f.path, f.before, module)
+        facts = text_facts(f.path, f.before, module, collect)
         by_path[f.path] = facts
         module_paths.setdefault(module, f.path)
         to_resolve.add(f.path)
@@ -203,6 +205,6 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
         if facts is None:
             replaced[path] = None
             continue
-        lookup = _Lookup(by_path, store, module_paths)
+        lookup = _Lookup(by_path, store, module_paths, collect)
         replaced[path] = resolve_file(facts, lookup)
     return OverlayGraph(store, replaced)

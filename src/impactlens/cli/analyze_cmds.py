@@ -95,6 +95,8 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
     from impactlens.cli.index_cmds import progress_bar
 
     change = project.proposed_change(**kw)
+    if change.note:  # how the input was read, when that is not what was asked
+        click.echo(f"impactlens: {change.note}", err=True)
     with progress_bar(is_tty() and not quiet) as progress:
         project.refresh(progress=progress)
     return change, project.analyze(change, refresh=False)
@@ -230,29 +232,44 @@ def _example_dir() -> Path:
     return p
 
 
+_TEMP = "\0temp"  # `--keep` without a directory: keep the temporary copy
+
+
+def _demo_dir(keep: str | None) -> tuple[Path, Path | None]:
+    """(where the demo repository goes, the temporary directory to remove afterwards)."""
+    if keep is None or keep == _TEMP:
+        tmp = Path(tempfile.mkdtemp(prefix="impactlens-demo-"))
+        return tmp / "shop", None if keep else tmp
+    repo = Path(keep).resolve()
+    if repo.exists() and (not repo.is_dir() or any(repo.iterdir())):
+        raise BadInputError(f"{keep}: --keep needs a new or empty directory")
+    return repo, None
+
+
 @main.command("demo")
-@click.option("--keep", is_flag=True, help="Keep the demo repository (its path is printed).")
+@click.option("--keep", "keep", is_flag=False, flag_value=_TEMP, default=None,
+              metavar="[DIR]",
+              help="Keep the demo repository: in DIR (new or empty), or, with no DIR, in a "
+                   "temporary directory whose path is printed.")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "json"]),
               default="terminal", show_default=True, help="Report format on stdout.")
 @click.option("--all", "show_all", is_flag=True, help="Show every entry, uncut.")
-def demo_cmd(keep: bool, fmt: str, show_all: bool) -> None:
+def demo_cmd(keep: str | None, fmt: str, show_all: bool) -> None:
     """Analyze a sample edit on the bundled example shop: no setup needed."""
     from impactlens.change import git
     from impactlens.change.analysis import write_outputs
 
     src = _example_dir()
-    tmp = Path(tempfile.mkdtemp(prefix="impactlens-demo-"))
+    repo, remove = _demo_dir(keep)
+    err = Console(stderr=True, highlight=False)
     try:
-        repo = tmp / "shop"
-        shutil.copytree(src, repo, ignore=shutil.ignore_patterns(
+        shutil.copytree(src, repo, dirs_exist_ok=True, ignore=shutil.ignore_patterns(
             "__pycache__", "*.pyc", ".impactlens", "sample_edit.diff"))
         patch = (src / "sample_edit.diff").read_bytes()
         git.init_and_commit(repo, "shop: initial import", date="2024-01-01T00:00:00+00:00")
-        err = Console(stderr=True, highlight=False)
         if fmt == "terminal":
-            err.print(f"[dim]demo repository: {repo}[/dim]" if keep else
-                      "[dim]demo repository: a temporary copy of the bundled example shop "
-                      "(removed afterwards; --keep keeps it)[/dim]")
+            err.print(f"[dim]demo repository: {repo}[/dim]" if remove is None else
+                      "[dim]demo repository: a temporary copy of the bundled example shop[/dim]")
         with open_project(repo) as project:
             summary = project.index()
             if fmt == "terminal":
@@ -268,9 +285,14 @@ def demo_cmd(keep: bool, fmt: str, show_all: bool) -> None:
             write_outputs(result, out_dir, settings)
         answer = build_answer(result)
         _print(answer, budgeted_json(answer, settings), fmt, settings, show_all=show_all,
-               label=f"sample_edit.diff ({change.label})", out_dir=out_dir if keep else None)
+               label=f"sample_edit.diff ({change.label})",
+               out_dir=out_dir if remove is None else None)
     finally:
-        if keep:
-            click.echo(f"demo repository kept at {tmp / 'shop'}", err=True)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        if remove is not None:
+            shutil.rmtree(remove, ignore_errors=True)
+    if remove is None:
+        click.echo(f"demo repository kept at {repo} (remove it when done); try "
+                   f"`impactlens tests --repo {repo}`", err=True)
+    elif fmt == "terminal":
+        click.echo("the demo repository was removed; `impactlens demo --keep DIR` keeps it "
+                   "in DIR", err=True)

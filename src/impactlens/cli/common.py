@@ -59,10 +59,13 @@ def run_settings(repo: Path) -> Settings:
 
 
 def open_project(repo: Path) -> Project:
-    """The project at ``repo`` with :func:`run_settings`."""
-    from impactlens.api import Project
+    """The project at ``repo`` with :func:`run_settings`; a directory that is no project
+    is refused first (exit 2), before any other step reads it."""
+    from impactlens.api import Project, check_project
 
-    return Project(repo, run_settings(repo))
+    project = Project(repo, run_settings(repo))
+    check_project(project.root)
+    return project
 
 
 def repo_option(f: F) -> F:

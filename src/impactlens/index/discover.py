@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 SKIP_DIRS = frozenset({
@@ -59,7 +59,15 @@ def _git_files(root: Path, suffix: str) -> list[str] | None:
 
 
 def _walk_files(root: Path, suffix: str) -> list[str]:
-    found: list[str] = []
+    return sorted(_walk(root, suffix))
+
+
+def holds_python_files(root: Path) -> bool:
+    """Whether a directory walk finds a Python file to index (it stops at the first)."""
+    return next(_walk(root, PY_SUFFIX), None) is not None
+
+
+def _walk(root: Path, suffix: str) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(
             d for d in dirnames
@@ -70,8 +78,7 @@ def _walk_files(root: Path, suffix: str) -> list[str]:
         for name in filenames:
             if name.endswith(suffix):
                 rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-                found.append(rel.replace(os.sep, "/"))
-    return sorted(found)
+                yield rel.replace(os.sep, "/")
 
 
 _ASK = Path("\0")  # list_source_files: no work tree root given, ask git
@@ -115,12 +122,11 @@ def is_source(path: str) -> bool:
 
 
 def is_test_file(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return (
-        (name.startswith("test_") and name.endswith(PY_SUFFIX))
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-    )
+    """A test module or conftest by pytest's default rules (the index applies the
+    repository's own: :mod:`impactlens.index.python.pytest_config`)."""
+    from impactlens.index.python.pytest_config import DEFAULT
+
+    return DEFAULT.is_test_file(path)
 
 
 def module_names(paths: Iterable[str]) -> dict[str, str]:

@@ -26,6 +26,8 @@ from typing import Any
 
 from impactlens.errors import IndexBusyError
 from impactlens.index import discover, interface
+from impactlens.index.python import pytest_config
+from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
 from impactlens.index.store import (
     INDEX_DIRNAME,
@@ -39,6 +41,7 @@ from impactlens.settings import Settings
 
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 LOCK_FILENAME = "index.lock"
+COLLECT_META = "pytest_collect"  # the pytest collection rules the index is built with
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +67,10 @@ def _read(root: str, path: str, max_bytes: int) -> tuple[bytes | None, int, int,
         return None, 0, 0, reason
 
 
-def _parse_one(root: str, path: str, module: str, max_bytes: int) -> _Parsed:
+def _parse_one(root: str, path: str, module: str, is_test: bool, max_bytes: int) -> _Parsed:
     from impactlens.index.python import extract_file
 
     data, size, mtime, err = _read(root, path, max_bytes)
-    is_test = discover.is_test_file(path)
     if data is None:
         status = "too-large" if err.startswith("file is") else "unreadable"
         rec = FileRecord(path, "", "python", module, size, status, err, is_test)
@@ -96,13 +98,14 @@ def _parse_one(root: str, path: str, module: str, max_bytes: int) -> _Parsed:
     return _Parsed(FileRecord(path, sha, "python", module, size, "ok", "", is_test), facts, mtime)
 
 
-def _parse_chunk(root: str, items: list[tuple[str, str]], max_bytes: int) -> list[_Parsed]:
+def _parse_chunk(root: str, items: list[tuple[str, str, bool]], max_bytes: int
+                 ) -> list[_Parsed]:
     """Parse in a worker and hand back the facts pickled: the pool would pickle them anyway
     to send them, and these are the bytes the store keeps, so the parent, which writes
     every file, need not pickle them again."""
     out = []
-    for p, m in items:
-        got = _parse_one(root, p, m, max_bytes)
+    for p, m, is_test in items:
+        got = _parse_one(root, p, m, is_test, max_bytes)
         blob = (None if got.facts is None
                 else pickle.dumps(got.facts, protocol=pickle.HIGHEST_PROTOCOL))
         out.append(_Parsed(got.record, None, got.mtime_ns, blob))
@@ -121,12 +124,21 @@ class _Lookup:
     hands out read-recording views of the facts (:class:`interface.Tracked`)."""
 
     def __init__(self, by_path: dict[str, Any], store: Store | None,
-                 module_paths: dict[str, str]) -> None:
+                 module_paths: dict[str, str], collect: Collect | None = None) -> None:
         self._by_path = by_path
         self._store = store
         self._module_paths = module_paths
         self.consulted: set[str] = set()
         self._views: dict[str, interface.Tracked] = {}
+        self._collect = collect
+
+    @property
+    def collect(self) -> Collect:
+        """The pytest collection rules the index is built with (test discovery reads them)."""
+        if self._collect is None:
+            self._collect = (stored_collect(self._store) if self._store is not None
+                             else pytest_config.DEFAULT)
+        return self._collect
 
     def module(self, name: str) -> Any:
         self.consulted.add(name)
@@ -154,8 +166,14 @@ class _Lookup:
         return [(p, v.reads) for p, v in self._views.items() if v.reads]
 
 
-# facts + module map handed to forked resolution workers (set only while a pool runs)
-_FORK_STATE: tuple[dict[str, Any], dict[str, str]] | None = None
+def stored_collect(store: Store) -> Collect:
+    """The pytest collection rules the index at ``store`` was built with."""
+    return Collect.from_key(store.get_meta(COLLECT_META))
+
+
+# facts, module map and collection rules handed to forked resolution workers (set only
+# while a pool runs)
+_FORK_STATE: tuple[dict[str, Any], dict[str, str], Collect] | None = None
 
 
 def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> tuple[ResolutionRows, str]:
@@ -176,8 +194,8 @@ def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> tuple[ResolutionRow
 
 def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
     assert _FORK_STATE is not None
-    by_path, module_paths = _FORK_STATE
-    return [(p, *_resolve_rows(p, by_path[p], _Lookup(by_path, None, module_paths)))
+    by_path, module_paths, collect = _FORK_STATE
+    return [(p, *_resolve_rows(p, by_path[p], _Lookup(by_path, None, module_paths, collect)))
             for p in paths]
 
 
@@ -274,6 +292,8 @@ class Indexer:
             return True
         try:
             known = store.file_stats()
+            if store.get_meta(COLLECT_META) != pytest_config.read(self.root).key():
+                return True
         finally:
             store.close()
         paths = discover.list_source_files(self.root)
@@ -281,13 +301,15 @@ class Indexer:
         return bool(changed or deleted or any(known[p][3] != m for p, m in modules.items()))
 
     # ---------------------------------------------------------------- parse
-    def _parse(self, items: list[tuple[str, str]], progress: ProgressFn | None) -> list[_Parsed]:
+    def _parse(self, items: list[tuple[str, str, bool]], progress: ProgressFn | None
+               ) -> list[_Parsed]:
         workers = self.settings.index_workers or os.cpu_count() or 1
         total = len(items)
         if total < 64 or workers == 1:
             out = []
-            for i, (p, m) in enumerate(items):
-                out.append(_parse_one(str(self.root), p, m, self.settings.max_file_bytes))
+            for i, (p, m, is_test) in enumerate(items):
+                out.append(_parse_one(str(self.root), p, m, is_test,
+                                      self.settings.max_file_bytes))
                 if progress:
                     progress("parse", i + 1, total)
             return out
@@ -321,7 +343,10 @@ class Indexer:
     def _run(self, store: Store, known: dict[str, tuple[str, int, int, str]], full: bool,
              progress: ProgressFn | None, t0: float) -> IndexSummary:
         notes: list[str] = []
-        full = full or not known
+        collect = pytest_config.read(self.root)
+        # which files and names are tests follows the pytest configuration: when that
+        # changed, every file is taken again
+        full = full or not known or store.get_meta(COLLECT_META) != collect.key()
         top, head = discover.git_head(self.root)
         paths = discover.list_source_files(self.root, top)
         modules, changed, deleted, touched = self._scan(known, full, paths)
@@ -329,7 +354,8 @@ class Indexer:
         # a moved package boundary renames modules: those files must be re-extracted
         renamed = [p for p, m in modules.items() if p in stored and stored[p] != m]
         changed = sorted(set(changed) | set(renamed))
-        parsed = self._parse([(p, modules[p]) for p in changed], progress)
+        parsed = self._parse([(p, modules[p], collect.is_test_file(p)) for p in changed],
+                             progress)
         # files edited in place (same module, parsed before and now): their dependents are
         # re-resolved only if they read a part of the facts that changed
         edited = {i.record.path: i.facts for i in parsed if not full and i.facts is not None
@@ -355,8 +381,10 @@ class Indexer:
                 to_resolve |= readers_of_change(store, p, modules[p], old_facts[p], facts)
             to_resolve -= set(deleted)
             # history mining (mostly waiting on git) runs while resolution workers are busy
+            store.set_meta(COLLECT_META, collect.key())
             self._resolve(store, sorted(to_resolve), parsed, modules, full, progress,
-                          meanwhile=lambda: notes.extend(self._update_history(store, top, head)))
+                          meanwhile=lambda: notes.extend(self._update_history(store, top, head)),
+                          collect=collect)
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
         failures = tuple(store.failures(changed))
@@ -369,7 +397,7 @@ class Indexer:
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
                  modules: dict[str, str], full: bool, progress: ProgressFn | None,
-                 meanwhile: Callable[[], None]) -> None:
+                 meanwhile: Callable[[], None], collect: Collect) -> None:
         """Re-resolve ``paths``; ``meanwhile`` runs once, while worker processes (if any)
         resolve, or after resolution when it runs in this process."""
         by_path: dict[str, Any] = {i.record.path: i.facts for i in parsed}
@@ -381,7 +409,7 @@ class Indexer:
             # forked workers (they inherit the facts) and bulk-load into index-less tables
             store.drop_secondary_indexes()
             for path, rows, error in self._resolve_parallel(paths, by_path, module_paths,
-                                                             progress, meanwhile):
+                                                             progress, meanwhile, collect):
                 store.put_rows(rows)
                 if error:
                     store.mark_unresolvable(path, error)
@@ -391,7 +419,8 @@ class Indexer:
             facts = by_path[path] if path in by_path else store.facts(path)
             store.clear_resolution(path)
             if facts is not None:  # a file that did not parse has nothing to resolve
-                rows, error = _resolve_rows(path, facts, _Lookup(by_path, store, module_paths))
+                rows, error = _resolve_rows(path, facts,
+                                            _Lookup(by_path, store, module_paths, collect))
                 store.put_rows(rows)
                 store.mark_unresolvable(path, error) if error else store.mark_resolved(path)
             if progress and (i % 50 == 0 or i + 1 == len(paths)):
@@ -400,7 +429,7 @@ class Indexer:
 
     def _resolve_parallel(self, paths: list[str], by_path: dict[str, Any],
                           module_paths: dict[str, str], progress: ProgressFn | None,
-                          meanwhile: Callable[[], None]
+                          meanwhile: Callable[[], None], collect: Collect
                           ) -> Iterator[tuple[str, ResolutionRows, str]]:
         global _FORK_STATE
         todo = [p for p in paths if by_path.get(p) is not None]
@@ -408,12 +437,12 @@ class Indexer:
         if workers == 1 or len(todo) < 64:
             for i, path in enumerate(todo):
                 yield (path, *_resolve_rows(path, by_path[path],
-                                            _Lookup(by_path, None, module_paths)))
+                                            _Lookup(by_path, None, module_paths, collect)))
                 if progress and (i % 50 == 0 or i + 1 == len(todo)):
                     progress("resolve", i + 1, len(todo))
             meanwhile()
             return
-        _FORK_STATE = (by_path, module_paths)
+        _FORK_STATE = (by_path, module_paths, collect)
         try:
             size = max(8, min(64, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + size] for i in range(0, len(todo), size)]

@@ -63,6 +63,7 @@ class ChangeInfo(TypedDict):
     label: str
     files: list[str]
     other_files: list[str]
+    note: NotRequired[str]  # how the input was read (a diff already in the working tree)
 
 
 class Seed(TypedDict):
@@ -320,8 +321,16 @@ class _Backend:
 
 
 def _change_info(change: Any) -> ChangeInfo:
-    return {"mode": change.mode, "label": change.label, "files": list(change.paths),
-            "other_files": list(change.other_files)}
+    info: ChangeInfo = {"mode": change.mode, "label": change.label,
+                        "files": list(change.paths), "other_files": list(change.other_files)}
+    if change.note:
+        info["note"] = change.note
+    return info
+
+
+def _noted(change: Any, text: str) -> str:
+    """``text`` after the note on how the change was read, when there is one."""
+    return f"{change.note}\n{text}" if change.note else text
 
 
 _EMPTY_NOTE = "no Python file changed: nothing to analyze"
@@ -411,7 +420,8 @@ def analyze_result(change: Any, result: Any, *, detail: bool, max_tokens: int,
     the ranked answer cut to fit, or with ``detail`` a page of the whole answer."""
     if result is None:
         out = _empty_output(change)
-        return CallToolResult(content=[TextContent(type="text", text=_EMPTY_NOTE)],
+        text = _noted(change, _EMPTY_NOTE)
+        return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=cast(dict[str, Any], out))
     answer = build_answer(result)
     if detail:
@@ -437,7 +447,7 @@ def analyze_result(change: Any, result: Any, *, detail: bool, max_tokens: int,
         cut = {**fit(answer, size, max_tokens), **base}
         out = _output(change, answer_json(answer, cut), detail=False)
         text = brief(answer, cut) + "\n" + _MORE
-    return CallToolResult(content=[TextContent(type="text", text=text)],
+    return CallToolResult(content=[TextContent(type="text", text=_noted(change, text))],
                           structured_content=cast(dict[str, Any], out))
 
 
@@ -548,6 +558,7 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
             text = (f"{out['count']} test(s) to run; ids {len(out['tests'])} on this page"
                     + ("; pass next_cursor as `cursor` for more." if out["next_cursor"]
                        else "."))
+            text = _noted(change, text)
             return CallToolResult(content=[TextContent(type="text", text=text)],
                                   structured_content=cast(dict[str, Any], out))
         return await backend.call(work)

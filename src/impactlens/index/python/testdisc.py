@@ -1,8 +1,10 @@
 """pytest / unittest test discovery and TESTS edges (part of one file's resolution).
 
-Collected like pytest's defaults: module-level ``test*`` functions, ``Test*``
-classes without ``__init__`` and ``unittest.TestCase`` subclasses (any name),
-their ``test*`` methods including inherited ones, nested test classes. A test's
+Collected as the repository's pytest configuration says (``python_classes`` and
+``python_functions``, :mod:`pytest_config`; pytest's defaults without one): module-level
+``test*`` functions, ``Test*`` classes without ``__init__`` and ``unittest.TestCase``
+subclasses (any name), their ``test*`` methods including inherited ones (a TestCase's
+always by unittest's ``test`` prefix), nested test classes. A test's
 units are what it calls/instantiates directly, what the fixtures it requests
 call (transitively through fixture requests, ``usefixtures`` marks and
 ``autouse`` fixtures from the class, module and ``conftest.py`` files up the
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from impactlens.index.python import pytest_config
 from impactlens.index.python import pytest_marks as pm
 from impactlens.index.python.facts import B_CLASS, B_DEF, B_IMPORT, CLASS, FUNCTION, PyFileFacts
 from impactlens.model import Node, NodeKind
@@ -50,6 +53,8 @@ class TestDiscovery:
         self._setup: dict[Any, dict[str, tuple[str, int]]] = {}
         self._closure: dict[Any, list[tuple[str, int]]] = {}
         self._autouse_memo: dict[Any, list[tuple[str, int]]] = {}
+        # the lookup knows the rules the index is built with; a bare one, pytest's defaults
+        self.collect: pytest_config.Collect = getattr(r.lookup, "collect", pytest_config.DEFAULT)
 
     # ------------------------------------------------------------ discovery
     def discover(self) -> None:
@@ -60,7 +65,7 @@ class TestDiscovery:
         for name, bids in sc0.final.items():
             for b in bids:
                 bind = sc0.binds[b]
-                if bind[4] == B_DEF and name.startswith("test"):
+                if bind[4] == B_DEF and self.collect.collects_function(name):
                     fs = bind[1][1]
                     if f.scopes[fs].fixture is None:
                         self.own[fs] = f"{f.path}::{name}"
@@ -88,8 +93,9 @@ class TestDiscovery:
         f = self.f
         csc = f.scopes[csidx]
         ck = (f.module, csidx)
-        if not self.is_testcase(ck):
-            if not csc.name.startswith("Test"):
+        testcase = self.is_testcase(ck)
+        if not testcase:
+            if not self.collect.collects_class(csc.name):
                 return
             init, _ = r.class_attr(ck, "__init__", True)
             if any(i[0] == "F" for i in init):
@@ -107,7 +113,8 @@ class TestDiscovery:
                 if name in seen:
                     continue
                 seen.add(name)
-                if not name.startswith("test"):
+                if not (name.startswith("test") if testcase
+                        else self.collect.collects_function(name)):
                     continue
                 defs = [ksc.binds[b][1][1] for b in bids if ksc.binds[b][4] == B_DEF]
                 if not defs:

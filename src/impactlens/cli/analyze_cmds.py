@@ -46,7 +46,7 @@ def change_options(f: F) -> F:
                      help="Task text for co-change ranking (default: the commit message "
                           "for --rev, else empty)."),
         click.option("--as-of", "as_of", metavar="DATE",
-                     help="Change date for anti-leakage: only older history is used "
+                     help="Date of the change: only git history before it is used "
                           "(default: now; the commit's author date for --rev)."),
         repo_option,
     ]

@@ -105,7 +105,7 @@ def llm_options(f: F) -> F:
             show_default=True,
             metavar="K",
             help="With --llm: K calls at IMPACTLENS_LLM_SAMPLE_TEMPERATURE (0.7) and their "
-            "majority order (self-consistency).",
+            "majority order (the order most calls agree on).",
         ),
     ]
     decorated: Any = wrapper

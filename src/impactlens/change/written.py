@@ -1,5 +1,5 @@
-"""What an edit uses: the calls it writes, the calls it removes and the names it newly
-imports that do not exist (for the edit's own obligations).
+"""What an edit uses: the calls it writes, the calls it removes and the names it needs
+that do not exist (for the edit's own obligations).
 
 The walk answers "what depends on what I changed"; an edit also *uses* things, and a call
 it writes with arguments its callee does not accept yet means the callee must change too
@@ -10,9 +10,11 @@ are resolved); the pipeline checks them against their callees' current signature
 (impact/triage.py, :func:`forward_entries`). The before text is resolved the same way, in
 the same pass (one diff per file), for the calls the edit replaced: a private helper that
 loses its last call is now unused (:func:`orphan_entries`). A ``from m import NAME`` the
-edit adds, where ``m`` is a module of the repository that neither defines nor re-exports
-NAME (in the state the edit leaves the other edited files in), means ``m`` must change
-too (:func:`missing_name_entries`).
+edit adds, or an ``x.NAME`` it writes on a repository module or on an instance of a
+repository class, where the module or class has no NAME (in the state the edit leaves the
+other edited files in), means that module or class must change too
+(:func:`missing_name_entries`); a public name it adds beside siblings its package
+``__init__.py`` re-exports one by one may be due there too (:func:`unexported_entries`).
 """
 
 from __future__ import annotations
@@ -63,25 +65,34 @@ def edit_uses(store: Store, files: Sequence[FileChange],
                 lines_of[f.path] = lines
                 paths.setdefault(module, f.path)
     before, after = (_side_calls(store, *side) for side in sides)
-    state = _complete(sides[1], files, module_of)
-    return EditUses(before, after, _missing(store, files, state),
-                    _unexported(store, files, state[0]))
+    old = _complete(sides[0], files, module_of, after=False)[0]
+    new = _complete(sides[1], files, module_of, after=True)
+    return EditUses(before, after, _missing(store, files, old, new),
+                    _unexported(store, files, old, new))
 
 
-def _complete(side: Side, files: Sequence[FileChange], module_of: Callable[[str], str]
-              ) -> Side:
-    """The after side with every edited file's facts, not only those with written lines
-    (an edit that only deletes lines still leaves its file in a new state)."""
+def _complete(side: Side, files: Sequence[FileChange], module_of: Callable[[str], str],
+              *, after: bool) -> Side:
+    """A side with every edited file's facts, not only those with changed lines on that
+    side (an edit that only adds lines still has a before state, one that only deletes
+    lines an after state)."""
     from impactlens.change.overlay import text_facts
 
     state, lines_of, paths = dict(side[0]), side[1], dict(side[2])
     for f in files:
-        if f.path.endswith(".py") and f.after is not None and f.path not in state:
-            facts = text_facts(f.path, f.after, module_of(f.path))
+        text = f.after if after else f.before
+        if f.path.endswith(".py") and text is not None and f.path not in state:
+            facts = text_facts(f.path, text, module_of(f.path))
             if facts is not None:
                 state[f.path] = facts
                 paths.setdefault(module_of(f.path), f.path)
     return state, lines_of, paths
+
+
+def _from_imports(facts: Any) -> list[tuple[int, str, str]]:
+    """``(line, module, name)`` of each ``from module import name`` (not ``*``)."""
+    return [(line, mod, name) for _s, line, mod, name, _a in facts.imports
+            if name is not None and name != "*"]
 
 
 def _top_names(facts: Any) -> set[str]:
@@ -92,23 +103,21 @@ def _top_names(facts: Any) -> set[str]:
             if sc.parent == 0 and sc.kind in (CLASS, FUNCTION) and not sc.name.startswith("_")}
 
 
-def _unexported(store: Store, files: Sequence[FileChange], after: dict[str, Any]
-                ) -> list[Unexported]:
+def _unexported(store: Store, files: Sequence[FileChange], before: dict[str, Any],
+                after: Side) -> list[Unexported]:
     """The public names the edit adds to a module whose package ``__init__.py`` imports
     other names from it explicitly and not this one (nor everything, with ``*``)."""
-    from impactlens.change.overlay import text_facts
-
-    paths = store.module_paths()
+    state, _lines, paths = after
     out: list[Unexported] = []
     for f in files:
-        facts = after.get(f.path)
+        facts = state.get(f.path)
         if facts is None or f.path.endswith("__init__.py"):
             continue
-        old = text_facts(f.path, f.before, facts.module) if f.before is not None else None
+        old = before.get(f.path)
         new = _top_names(facts) - (_top_names(old) if old is not None else set())
         package = facts.module.rpartition(".")[0]
         init_file = paths.get(package, "")
-        init = after.get(init_file) or (store.facts(init_file) if init_file else None)
+        init = state.get(init_file) or (store.facts(init_file) if init_file else None)
         if not new or init is None:
             continue
         imported = [name for _s, _l, mod, name, _a in init.imports if mod == facts.module]
@@ -119,19 +128,8 @@ def _unexported(store: Store, files: Sequence[FileChange], after: dict[str, Any]
     return out
 
 
-def _imported(text: str | None, path: str, module: str) -> set[tuple[str, str]]:
-    """The ``(module, name)`` pairs a text imports with ``from … import`` (none when it
-    does not parse)."""
-    from impactlens.change.overlay import text_facts
-
-    facts = text_facts(path, text, module) if text is not None else None
-    if facts is None:
-        return set()
-    return {(mod, name) for _s, _l, mod, name, _a in facts.imports
-            if name is not None and name != "*"}
-
-
-def _missing(store: Store, files: Sequence[FileChange], after: Side) -> list[MissingName]:
+def _missing(store: Store, files: Sequence[FileChange], before: dict[str, Any],
+             after: Side) -> list[MissingName]:
     """The names each edited file needs from a repository module or class that does not
     have them (newly imported, or read and called at the lines it wrote), the other
     edited files seen as the edit leaves them."""
@@ -144,9 +142,10 @@ def _missing(store: Store, files: Sequence[FileChange], after: Side) -> list[Mis
         facts = state.get(f.path)
         if facts is None or f.after is None:
             continue
-        old = _imported(f.before, f.path, facts.module)
-        new = [(line, mod, name) for _s, line, mod, name, _a in facts.imports
-               if name is not None and name != "*" and (mod, name) not in old]
+        was = before.get(f.path)
+        old = {(mod, name) for _l, mod, name in _from_imports(was)} if was is not None else set()
+        new = [(line, mod, name) for line, mod, name in _from_imports(facts)
+               if (mod, name) not in old]
         lines = lines_of.get(f.path, frozenset())
         if not new and not lines:
             continue

@@ -27,10 +27,9 @@ from typing import Any
 from rich.console import Console
 
 from impactlens.bench import at_least
-from impactlens.bench.history import Case, mine_cases, stage_predictions, worktree
+from impactlens.bench.history import Case, is_source, mine_cases, stage_predictions, worktree
 from impactlens.bench.metrics import fmt, mean, percentile, recall_at_k
 from impactlens.change import git as gitcmd
-from impactlens.index.discover import is_source
 from impactlens.settings import DEFAULT, Settings, override
 
 KS = (1, 3, 5)
@@ -79,7 +78,7 @@ def _cut_files(answer: Any, cut: Any, seed_file: str) -> list[str]:
 def measure(result: Any, change: Any, seed_file: str, settings: Settings) -> dict[str, Any]:
     """Each surface's sizes and the files it shows, rendered as a user gets them."""
     from impactlens.answer import answer_json, budgeted_json, build_answer, full_cut, json_text
-    from impactlens.answer.text import markdown_cut, print_terminal, render_markdown, terminal_cut
+    from impactlens.answer.text import markdown, markdown_cut, print_terminal, terminal_cut
     from impactlens.impact.tokens import count_tokens
     from impactlens.serve.mcp_server import analyze_result
 
@@ -109,10 +108,9 @@ def measure(result: Any, change: Any, seed_file: str, settings: Settings) -> dic
     shown["terminal"] = _cut_files(answer, terminal_cut(answer, settings, label=change.label),
                                    seed_file)
 
-    sizes["markdown"] = {"chars": len(render_markdown(answer, settings=settings,
-                                                      label=change.label))}
-    shown["markdown"] = _cut_files(answer, markdown_cut(answer, settings, label=change.label),
-                                   seed_file)
+    cut = markdown_cut(answer, settings, label=change.label)  # as render_markdown cuts
+    sizes["markdown"] = {"chars": len(markdown(answer, cut, label=change.label))}
+    shown["markdown"] = _cut_files(answer, cut, seed_file)
     whole = tokens(json_text(answer_json(answer, full_cut(answer))))
     return {"sizes": sizes, "shown": shown, "unbudgeted_tokens": whole}
 

@@ -609,7 +609,7 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
                 nxt = res["next_offset"]
                 out: ImpactOutput = {"mode": mode, "target": dict(_ref(target)),
                                      "result": _jsonable(res),
-                                     "next_cursor": None if nxt is None else f"item:{nxt}"}
+                                     "next_cursor": _cursor(nxt)}
                 more = (f"; {res['omitted']} more: pass next_cursor as `cursor`"
                         if nxt is not None else "")
                 text = f"{target.id}: {res['total']} {new} in all{more}"

@@ -11,6 +11,8 @@ import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+import impactlens
+
 from .conftest import PRICE_DIFF, PRICING_AFTER
 
 TOOLS = {"analyze_change", "tests_for_change", "impact", "context", "find_symbol", "slice",
@@ -19,11 +21,15 @@ TOOLS = {"analyze_change", "tests_for_change", "impact", "context", "find_symbol
 Session = Callable[[ClientSession], Awaitable[None]]
 
 
+# the server process imports the impactlens these tests import (a checkout's own code)
+_SRC = str(Path(impactlens.__file__).resolve().parents[1])
+
+
 def run_session(repo: Path, body: Session, *, cwd: Path | None = None) -> None:
     """Launch ``python -m impactlens mcp REPO`` and run ``body`` against it."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "impactlens", "mcp", str(repo)],
-        cwd=str(cwd or repo), env={"PYTHONDONTWRITEBYTECODE": "1"},
+        cwd=str(cwd or repo), env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": _SRC},
     )
 
     async def main() -> None:

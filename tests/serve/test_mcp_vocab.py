@@ -3,36 +3,13 @@ work) and `impact` pages a hub symbol with a cursor."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-import anyio
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-import impactlens
 from tests.index.test_impact_paging import TOTAL, hub_files
 
-from .test_mcp_server import call
-
-# the server process imports the impactlens this test imports
-_SRC = str(Path(impactlens.__file__).resolve().parents[1])
-
-
-def run(repo: Path, body: Any) -> None:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "impactlens", "mcp", str(repo)], cwd=str(repo),
-        env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": _SRC})
-
-    async def main() -> None:
-        with anyio.fail_after(90):
-            async with stdio_client(params) as (read, write), \
-                    ClientSession(read, write) as session:
-                await session.initialize()
-                await body(session)
-
-    anyio.run(main)
+from .test_mcp_server import call, run_session
 
 
 def test_impact_words_and_cursor_paging(make_repo: Any) -> None:
@@ -61,4 +38,4 @@ def test_impact_words_and_cursor_paging(make_repo: Any) -> None:
         sl = await call(s, "slice", file="app/hub.py", line=2, direction="backward")
         assert sl["direction"] == "dependencies"
 
-    run(root, body)
+    run_session(root, body)

@@ -29,7 +29,7 @@ from rich.console import Console
 from impactlens.bench import at_least
 from impactlens.bench.history import Case, is_source, mine_cases, stage_predictions, worktree
 from impactlens.bench.metrics import fmt, mean, percentile, recall_at_k
-from impactlens.change import git as gitcmd
+from impactlens.index import git as gitcmd
 from impactlens.settings import DEFAULT, Settings, override
 
 KS = (1, 3, 5)

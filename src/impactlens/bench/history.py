@@ -98,8 +98,8 @@ from impactlens.bench.metrics import (
     recall_at_k,
     score_sets,
 )
-from impactlens.change import git as gitcmd
 from impactlens.index import child_trace
+from impactlens.index import git as gitcmd
 from impactlens.index.discover import is_source as _library_file
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord, mine_commits

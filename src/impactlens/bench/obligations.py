@@ -21,7 +21,7 @@ from typing import Any
 
 from impactlens.bench import at_least
 from impactlens.bench.history import Case, mine_cases, worktree
-from impactlens.change import git as gitcmd
+from impactlens.index import git as gitcmd
 from impactlens.model import FileChange
 from impactlens.settings import DEFAULT
 

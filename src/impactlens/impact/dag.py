@@ -25,8 +25,8 @@ from impactlens.model import (
     ChangeType,
     DagEdge,
     DagNode,
-    GraphView,
     ImpactDag,
+    IndexGraph,
     TestImpact,
     Triage,
     WalkResult,
@@ -99,7 +99,7 @@ def _cut(sig: str, limit: int) -> str:
 
 
 def build_dag(
-    graph: GraphView,
+    graph: IndexGraph,
     walks: Sequence[tuple[AtomicChange, WalkResult, str]],
     tests: Sequence[Sequence[TestImpact]],
     triage: Triage,

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from impactlens.answer import impact_json_text
+from impactlens.change.edit_uses import edit_uses
 from impactlens.change.inputs import ProposedChange, cut_time
 from impactlens.change.sites import relevant_unresolved
-from impactlens.change.written import edit_uses
 from impactlens.errors import BadInputError
 from impactlens.fileio import atomic_write
+from impactlens.impact.observed import RecordedTests, recorded_tests
 from impactlens.impact.pipeline import run_pipeline
-from impactlens.impact.recorded import RecordedTests, recorded_tests
 from impactlens.index import git, queries
 from impactlens.index.overlay import overlay_for
 from impactlens.index.recording import Recording

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from impactlens.answer.build import Answer, build_answer
 from impactlens.answer.fit import ORDER, Cut, fit, full_cut, omitted
-from impactlens.impact.tokens import count_tokens
+from impactlens.impact.token_count import count_tokens
 from impactlens.model import DagNode, ImpactDag, ImpactResult
 from impactlens.settings import DEFAULT, Settings
 

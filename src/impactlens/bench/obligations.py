@@ -29,7 +29,7 @@ from impactlens.settings import DEFAULT
 def case_flags(repo: Path, case: Case) -> list[dict[str, Any]]:
     """The flags of each changed file of ``case``, applied alone at the parent."""
     from impactlens.api import Project
-    from impactlens.change.written import edit_uses
+    from impactlens.change.edit_uses import edit_uses
     from impactlens.impact.classify import classify
     from impactlens.impact.siblings import sibling_entries
 

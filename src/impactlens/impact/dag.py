@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from impactlens.impact.graphcache import cached
-from impactlens.impact.tokens import count_tokens
+from impactlens.impact.token_count import count_tokens
 from impactlens.model import (
     AtomicChange,
     Batch,

@@ -17,8 +17,8 @@ from impactlens.impact.classify import cap_changes, classify
 from impactlens.impact.dag import build_dag
 from impactlens.impact.graphcache import cached
 from impactlens.impact.hidden import find_hidden, promote, test_sources
+from impactlens.impact.observed import RecordedTests
 from impactlens.impact.rank import rank
-from impactlens.impact.recorded import RecordedTests
 from impactlens.impact.relations import select_relations
 from impactlens.impact.siblings import sibling_entries
 from impactlens.impact.tasknamed import task_named_entries

@@ -476,7 +476,7 @@ def forward_entries(graph: IndexGraph, calls: Iterable[Edge], edited_files: Iter
                     settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MUST-INSPECT for each function the edit now calls with arguments its current
     signature does not accept (``calls``: the call edges at the lines the edit wrote,
-    change/written.py) — the callee must change too, or the call is wrong. Callees in the
+    change/edit_uses.py) — the callee must change too, or the call is wrong. Callees in the
     edited files are left out (the edit already changes them), as are uncheckable sites
     and ambiguous targets."""
     edited = set(edited_files)
@@ -501,7 +501,7 @@ def missing_name_entries(graph: IndexGraph, missing: Iterable[MissingName],
                          edited_files: Iterable[str], settings: Settings = DEFAULT
                          ) -> list[TriageEntry]:
     """MUST-INSPECT for each repository module or class the edit needs a name from that
-    it does not have (``missing``, change/written.py): the name must be defined there
+    it does not have (``missing``, change/edit_uses.py): the name must be defined there
     too, or the import or attribute access fails. Owners in the edited files are left
     out: the edit is changing them, in the state it leaves them in."""
     edited = set(edited_files)
@@ -529,7 +529,7 @@ def unexported_entries(graph: IndexGraph, unexported: Iterable[Unexported],
                        settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MAY-IMPACT for each package ``__init__.py`` that re-exports names of a module by
     name and not the public name the edit adds to it (``unexported``,
-    change/written.py): it may be meant for the package's interface too."""
+    change/edit_uses.py): it may be meant for the package's interface too."""
     out: list[TriageEntry] = []
     for u in sorted(unexported, key=lambda u: (u.package, u.module, u.name)):
         package = graph.node(u.package)
@@ -555,7 +555,7 @@ def orphan_entries(graph: IndexGraph, edited_files: Iterable[str], removed: Iter
                    written: Iterable[Edge], settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MAY-IMPACT for each private function or method (``_name``, not a dunder, not
     decorated, overriding nothing) in an unedited file whose last reference the edit
-    removed: called at the lines the edit replaced (``removed``, change/written.py) and not
+    removed: called at the lines the edit replaced (``removed``, change/edit_uses.py) and not
     at the lines it wrote (``written``), with nothing else in the repository referring to
     it — it is now unused (delete it, or keep it on purpose). The removed calls themselves
     and an edited file's import of the helper (left behind by the removed call) are not

@@ -24,7 +24,7 @@ innermost) and stored as ``(test, node)`` pairs; each executed line is credited 
 function node whose lines hold it (a closure's lines count for the function around it too)
 and stored with the pair as a compact line set (``impact/statements.py`` says which lines
 an edit needs a test to have run). The sha256 of every file the recording saw is kept. The
-stage reads them through :class:`Recording` (``impact/recorded.py`` decides how); a test's
+stage reads them through :class:`Recording` (``impact/observed.py`` decides how); a test's
 pairs are trusted only while every file it ran is unchanged since the recording (per-test
 freshness, as Ekstazi and pytest-testmon do).
 

@@ -21,9 +21,20 @@ from impactlens.change.inputs import ProposedChange, cut_time
 from impactlens.change.sites import relevant_unresolved
 from impactlens.errors import BadInputError
 from impactlens.fileio import atomic_write
+from impactlens.impact.cochange import co_change as score_co_change
+from impactlens.impact.cochange import edited_symbols
 from impactlens.impact.observed import RecordedTests, recorded_tests
 from impactlens.impact.pipeline import run_pipeline
+from impactlens.impact.retired import (
+    partners_in_matches,
+    project_modules,
+    retired_partners,
+    retired_patterns,
+)
+from impactlens.impact.tasknamed import defined_names
+from impactlens.impact.tasknamed import task_named as named_in
 from impactlens.index import git, queries
+from impactlens.index.history import history_state, load_history
 from impactlens.index.overlay import overlay_for
 from impactlens.index.recording import Recording
 from impactlens.index.store import Store
@@ -97,8 +108,6 @@ def before_graph(ws: Workspace, change: ProposedChange) -> IndexGraph:
 def _co_change_of(ws: Workspace, change: ProposedChange) -> tuple[CoChangeCandidates, str]:
     if not change.files:
         return {}, "co-change: history channel not available"
-    from impactlens.impact.cochange import edited_symbols  # numpy-backed: only when asked
-
     symbols = (edited_symbols(change.files, ws.module_of, ws.settings)
                if ws.settings.weighs_symbols else None)
     # a past commit's files are named as then; the other inputs are the indexed tree's
@@ -118,9 +127,6 @@ def co_change(
     tree names them (``as_indexed``; a file renamed since the cut under its new name), or
     as at the cut (a past commit's files, for ``--rev``). Returns ``({file: [(partner,
     score)]}, note)``; the note says when the channel is empty and why."""
-    from impactlens.impact.cochange import co_change as score_co_change
-    from impactlens.index.history import history_state, load_history
-
     cut = cut_time(as_of)
     store = ws.store
     state = history_state(store, news=False)  # the same answer however often run
@@ -142,13 +148,6 @@ def retired(ws: Workspace, files: Sequence[FileChange], at: str | None = None
     """The library files that mention an identifier the edit ``files`` removed the last
     mention of: ``{path: identifiers}`` (:mod:`impactlens.impact.retired`). The other files
     are read from the work tree, or from commit ``at`` (a past change's base)."""
-    from impactlens.impact.retired import (
-        partners_in_matches,
-        project_modules,
-        retired_partners,
-        retired_patterns,
-    )
-
     paths = [r.path for r in ws.store.files()]
     in_project = project_modules(ws.store.module_paths())
     if at is None:
@@ -164,9 +163,6 @@ def task_named(ws: Workspace, task: str, edited_files: Iterable[str], at: str | 
     ``{path: ((definition or module id, name), …)}`` (:mod:`impactlens.impact.tasknamed`).
     With ``at`` (a past change's base) only what that commit's tree has too is kept: the
     index knows the work tree's."""
-    from impactlens.impact.tasknamed import defined_names
-    from impactlens.impact.tasknamed import task_named as named_in
-
     found = named_in(ws.store.nodes_named, task, edited_files, ws.settings)
     if at is None or not found:
         return found

@@ -24,6 +24,8 @@ import ast
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from impactlens.index.indexer import FactsLookup, readers_of_change, stored_collect
+from impactlens.index.python import extract_file, pytest_config, resolve_file
 from impactlens.model import Edge, EdgeKind, FileChange, Node, UnresolvedSite
 
 if TYPE_CHECKING:
@@ -36,8 +38,6 @@ def text_facts(path: str, text: str, module: str, collect: Any = None) -> Any:
     """The index's facts of ``text`` as the file ``path`` (module ``module``), or ``None``
     when it does not parse; ``collect``: the index's pytest collection rules (``None``:
     pytest's defaults) say whether it is a test module."""
-    from impactlens.index.python import extract_file, pytest_config
-
     is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
     is_test = (collect or pytest_config.DEFAULT).is_test_file(path)
     try:
@@ -182,9 +182,6 @@ def overlay_for(store: Store, files: Sequence[FileChange], module_of: Callable[[
     state), or ``None`` when the store already serves (see the module docstring)."""
     if not needs_overlay(files):
         return None
-    from impactlens.index.indexer import FactsLookup, readers_of_change, stored_collect
-    from impactlens.index.python import resolve_file
-
     collect = stored_collect(store)
     module_paths = dict(store.module_paths())
     by_path: dict[str, Any] = {}

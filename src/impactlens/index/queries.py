@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import BadInputError, UnknownSymbolError
+from impactlens.index.discover import module_name
 from impactlens.index.store import Store
 from impactlens.model import (
     DEPENDENTS,
@@ -41,8 +42,6 @@ def module_of(store: Store, root: Path, path: str) -> str:
     rec = store.file_record(path)
     if rec is not None:
         return rec.module
-    from impactlens.index.discover import module_name
-
     return module_name(root, path)
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 
 from impactlens.api import Project
-from impactlens.index import indexer as indexer_mod
 from impactlens.index import overlay as overlay_mod
-from impactlens.index import python as python_mod
 
 LIB = (  # `gone` last: removing a def renumbers the scopes below it (read conservatively)
     "import os\n\n\n"
@@ -53,13 +51,13 @@ def test_overlay_re_resolves_only_readers_and_matches_the_coarse_overlay(
     old, new = EDITS[name]
     (root / "pkg/lib.py").write_text(LIB.replace(old, new))
     resolved: list[str] = []
-    real_resolve = python_mod.resolve_file
+    real_resolve = overlay_mod.resolve_file
 
     def counting(facts, lookup):
         resolved.append(facts.path)
         return real_resolve(facts, lookup)
 
-    monkeypatch.setattr(python_mod, "resolve_file", counting)
+    monkeypatch.setattr(overlay_mod, "resolve_file", counting)
     with Project(root) as p:
         p.refresh()
         change = p.proposed_change()
@@ -67,7 +65,7 @@ def test_overlay_re_resolves_only_readers_and_matches_the_coarse_overlay(
         refined = overlay_mod.overlay_for(p.store, change.files, p.module_of)
         refined_files = sorted(resolved)
         # the reference: every file that consulted pkg/lib.py re-resolved
-        monkeypatch.setattr(indexer_mod, "readers_of_change",
+        monkeypatch.setattr(overlay_mod, "readers_of_change",
                             lambda store, path, module, *_: store.dependents_of_modules(
                                 {module, "/" + path}))
         coarse = overlay_mod.overlay_for(p.store, change.files, p.module_of)

@@ -51,6 +51,6 @@ def test_analyze_writes_its_outputs_0644(make_repo) -> None:
         result = CliRunner().invoke(main, ["analyze", "--repo", str(root), "--out", str(out),
                                            "--html", str(root / "impact.html")])
     assert result.exit_code == 0, result.output
-    written = sorted(out.iterdir()) + [root / "impact.html"]
+    written = [*sorted(out.iterdir()), root / "impact.html"]
     assert {p.name for p in written} >= {"changes.json", "impact.json", "test_map.txt"}
     assert {p.name: mode(p) for p in written} == {p.name: 0o644 for p in written}

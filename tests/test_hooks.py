@@ -70,3 +70,73 @@ def test_the_hook_entry_exits_2_with_one_line_when_it_cannot_analyse(tmp_path: P
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"impactlens: error: {tmp_path}: not a git "
                                                 "repository"]
+
+
+def _report_step(steps: list[dict]) -> str:
+    """The shell script of the step named "Impact report"."""
+    (step,) = [s for s in steps if s.get("name") == "Impact report"]
+    return step["run"]
+
+
+def _documented_workflows() -> list[dict]:
+    yaml = pytest.importorskip("yaml")
+    text = (ROOT / "docs" / "ci.md").read_text()
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)
+            if block.lstrip().startswith("name:")]
+
+
+def _pull_request(make_repo, git_commit) -> Path:
+    root = make_repo({"lib.py": LIB, "user.py": USER})
+    subprocess.run(["git", "checkout", "-q", "-b", "feature"], cwd=root, check=True,
+                   env=_git_env())
+    git_commit(root, {"lib.py": LIB.replace("(w, h)", "(w, h, d)")}, "area takes a depth")
+    return root
+
+
+def _run_step(script: str, root: Path, tmp_path: Path, **env: str) -> dict[str, Path]:
+    """Run a step's script as GitHub's `shell: bash` does, with `impactlens` on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "impactlens"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m impactlens "$@"\n')
+    shim.chmod(0o755)
+    files = {name: tmp_path / name for name in ("summary.md", "output.txt")}
+    src = str(Path(impactlens.__file__).resolve().parents[1])
+    full_env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+                "PYTHONPATH": src, "RUNNER_TEMP": str(tmp_path),
+                "GITHUB_STEP_SUMMARY": str(files["summary.md"]),
+                "GITHUB_OUTPUT": str(files["output.txt"]), **env}
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+                          cwd=root, env=full_env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    return files
+
+
+def test_the_action_posts_the_markdown_summary(make_repo, git_commit, tmp_path: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    root = _pull_request(make_repo, git_commit)
+    files = _run_step(_report_step(action["runs"]["steps"]), root, tmp_path, BASE="main")
+    summary = files["summary.md"].read_text()
+    assert "lib.area" in summary and "user.room" in summary
+    assert "MUST-INSPECT" in summary
+    report = files["output.txt"].read_text().strip()
+    assert report == f"report={tmp_path / 'impact.md'}"
+    assert (tmp_path / "impact.md").read_text() == summary
+
+
+def test_the_documented_workflow_runs_its_report(make_repo, git_commit, tmp_path: Path) -> None:
+    workflows = _documented_workflows()
+    # YAML 1.1 reads the key `on` as true
+    assert [w.get("on", w.get(True)) for w in workflows] == ["pull_request", "pull_request"]
+    job = workflows[0]["jobs"]["impact"]
+    root = _pull_request(make_repo, git_commit)
+    files = _run_step(_report_step(job["steps"]), root, tmp_path, BASE="main")
+    comment = (root / "impact.md").read_text()
+    assert "user.room" in comment and comment == files["summary.md"].read_text()
+    assert "<html" in (root / "impact.html").read_text()[:200].lower()
+    (uses,) = [s["uses"] for s in workflows[1]["jobs"]["impact"]["steps"]
+               if s["uses"].startswith("impactlens/")]
+    assert uses == "impactlens/impactlens@v0.1.0"

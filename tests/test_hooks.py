@@ -34,6 +34,7 @@ def _git_env(**extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
                     reason="pre-commit is not installed (it is in the dev extra)")
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout of impactlens")

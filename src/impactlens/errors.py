@@ -27,3 +27,7 @@ class IndexBusyError(ImpactlensError):
 
 class NotARepositoryError(ImpactlensError):
     """A path that is not a directory, or a git operation outside a work tree."""
+
+
+class MissingExtraError(ImpactlensError):
+    """A feature needs an optional extra that is not installed (the message says which)."""

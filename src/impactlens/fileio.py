@@ -9,11 +9,31 @@ import tempfile
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where the system says it (Linux), else
+    set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` newlines) to ``path`` via a temp file and a rename."""
+    """Write ``text`` (UTF-8, ``\\n`` newlines) to ``path`` via a temp file and a rename.
+
+    The file gets the mode a plain ``open`` would give it (0644 under the usual umask 022),
+    not the temp file's private 0600: outputs are read by other users and tools too.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, path)

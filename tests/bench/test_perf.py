@@ -1,4 +1,4 @@
-"""Pieces of `impactlens bench perf` that run on any repository (the bench itself runs on
+"""Pieces of `impactlens-bench perf` that run on any repository (the bench itself runs on
 Django)."""
 
 from __future__ import annotations

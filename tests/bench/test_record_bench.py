@@ -1,4 +1,4 @@
-"""`impactlens bench record` on a small real repository: real pytest runs, real analyses."""
+"""`impactlens-bench record` on a small real repository: real pytest runs, real analyses."""
 
 from __future__ import annotations
 

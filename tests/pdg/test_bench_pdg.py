@@ -80,7 +80,7 @@ def test_oracle_agrees_with_the_chain_fixture() -> None:
 
 
 def test_check_gate_passes(tmp_path: Path) -> None:
-    """`impactlens bench pdg --check` on the committed corpus and baselines."""
+    """`impactlens-bench pdg --check` on the committed corpus and baselines."""
     try:
         from impactlens.index.python import extract_file  # noqa: F401
     except ImportError:  # pragma: no cover - the indexer is not built yet

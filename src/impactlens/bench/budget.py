@@ -194,7 +194,7 @@ def _load(path: Path) -> tuple[str, list[CaseSizes]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="impactlens bench budget",
+        prog="impactlens-bench budget",
         description="Answer size per surface on real commits (p50/p95/max) and the "
                     "file-level recall of what each surface shows, beside the unbudgeted "
                     "ranking's.")

@@ -782,7 +782,7 @@ def verify(cases_dir: str | Path | None = None, only: Iterable[str] | None = Non
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="impactlens bench callgraph",
+        prog="impactlens-bench callgraph",
         description="Call-graph accuracy on the hand-written corpus (impactlens vs PyCG).",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -331,7 +331,7 @@ def run(cases: Sequence[Case], *, keep: Path | None = None) -> list[CaseResult]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="impactlens bench change", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="impactlens-bench change", description=__doc__.split("\n")[0])
     ap.add_argument("--cases", type=Path, default=None, help="corpus directory")
     ap.add_argument("--case", action="append", default=[], help="run only this case (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the full report as JSON")

@@ -81,7 +81,7 @@ def summarize(flags: Sequence[dict[str, Any]], cases: int) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="impactlens bench obligations",
+        prog="impactlens-bench obligations",
         description="Precision of the names-an-edit-needs obligations on real commits: "
                     "each changed file applied alone at the parent; a flag is right when "
                     "the commit changed the flagged file too.")

@@ -661,7 +661,7 @@ def build_report(cases: list[Case], runs: list[CaseRun]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="impactlens bench pdg", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="impactlens-bench pdg", description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="machine-readable report")
     ap.add_argument("--check", action="store_true", help="gate against baselines.json")
     ap.add_argument("--only", default=os.environ.get("IMPACTLENS_PDG_ONLY", ""),

@@ -330,7 +330,7 @@ def render(rep: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="impactlens bench pdg-realcode")
+    ap = argparse.ArgumentParser(prog="impactlens-bench pdg-realcode")
     ap.add_argument("repo", type=Path)
     ap.add_argument("--sample", type=int, default=DEFAULT_SAMPLE)
     ap.add_argument("--seed", type=int, default=SEED)

@@ -339,7 +339,7 @@ def _print(r: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="impactlens bench perf", description=__doc__)
+    ap = argparse.ArgumentParser(prog="impactlens-bench perf", description=__doc__)
     ap.add_argument("repo", type=Path)
     ap.add_argument("--runs", type=at_least(1), default=3,
                     help="cold-index runs (median reported)")

@@ -130,7 +130,7 @@ def run(repo: Path, runs: int, pytest_args: Sequence[str], sample: int,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="impactlens bench record", description=__doc__)
+    ap = argparse.ArgumentParser(prog="impactlens-bench record", description=__doc__)
     ap.add_argument("repo", type=Path)
     ap.add_argument("--runs", type=at_least(1), default=3, help="suite runs of each kind (median)")
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments")

@@ -116,7 +116,7 @@ def _print(r: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="impactlens bench replay", description=__doc__)
+    ap = argparse.ArgumentParser(prog="impactlens-bench replay", description=__doc__)
     ap.add_argument("repo", type=Path)
     ap.add_argument("--commits", type=at_least(1), default=20,
                     help="commits to replay (default 20)")

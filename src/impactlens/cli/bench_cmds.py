@@ -1,4 +1,8 @@
-"""`impactlens bench ...`: the benchmark harnesses (each lives in impactlens.bench.*)."""
+"""`impactlens-bench …`: the benchmark harnesses (each lives in impactlens.bench.*).
+
+A developer tool, apart from the user CLI: ``impactlens --help`` does not list it.
+``impactlens bench …`` still runs the same commands, hidden, with a note on stderr.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ import sys
 
 import click
 
-from impactlens.cli.common import main
+from impactlens import __version__
+from impactlens.cli.common import ErrorsAsOneLine, main
 from impactlens.errors import BadInputError
 
 # subcommand → module whose main(argv) -> int runs it
@@ -26,14 +31,27 @@ HARNESSES = {
     "replay": ("impactlens.bench.replay", "incremental == full index over real commits"),
 }
 
+SOURCE_REPOSITORY = "https://github.com/impactlens/impactlens"
 
-@main.group("bench")
-def bench_group() -> None:
-    """Benchmarks with ground truth or real repositories (figures in bench/README.md)."""
+
+@click.group(
+    "impactlens-bench", cls=ErrorsAsOneLine, hidden=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="The corpus harnesses (callgraph, change, pdg) read the corpora under bench/ in "
+           f"a clone of {SOURCE_REPOSITORY} (pass --cases/--corpus to point elsewhere); the "
+           "others take a repository to measure. Each subcommand takes --help.",
+)
+@click.version_option(__version__, prog_name="impactlens-bench")
+@click.pass_context
+def bench_main(ctx: click.Context) -> None:
+    """Benchmarks of impactlens against ground truth and real repositories (developer tools)."""
+    if ctx.parent is not None:  # reached as `impactlens bench`
+        click.echo("impactlens: note: `impactlens bench` is deprecated and goes in the next "
+                   "release; run `impactlens-bench` instead", err=True)
 
 
 def _make(name: str, module: str, help_text: str) -> None:
-    @bench_group.command(
+    @bench_main.command(
         name, help=help_text,
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
                           "help_option_names": []},
@@ -42,7 +60,7 @@ def _make(name: str, module: str, help_text: str) -> None:
     def _cmd(ctx: click.Context) -> None:
         if (ctx.find_root().obj or {}).get("overrides"):  # not silently dropped
             raise BadInputError(f"bench {name}: the root --set does not reach the "
-                                "harnesses (`impactlens bench history … --set NAME=VALUE` "
+                                "harnesses (`impactlens-bench history … --set NAME=VALUE` "
                                 "takes its own)")
         mod = importlib.import_module(module)
         sys.exit(mod.main(list(ctx.args)))
@@ -50,3 +68,5 @@ def _make(name: str, module: str, help_text: str) -> None:
 
 for _name, (_module, _help) in HARNESSES.items():
     _make(_name, _module, _help)
+
+main.add_command(bench_main, "bench")  # the hidden alias, for one release

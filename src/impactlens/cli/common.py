@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _Group(click.Group):
+class ErrorsAsOneLine(click.Group):
     """Root group that turns library errors into one-line messages and exit 2."""
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -34,7 +34,7 @@ class _Group(click.Group):
             ctx.exit(130)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ErrorsAsOneLine, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="impactlens")
 @click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
               help="Override a numeric or on/off setting for this run (repeatable), over "

@@ -121,7 +121,8 @@ def _fresh(repo: Path) -> Project:
 @direction_option("dependents: what depends on SYMBOL (callers, importers, "
                   "subclasses; with --mode pdg, the statements the line affects); "
                   "dependencies: what it depends on. upstream/downstream are deprecated.")
-@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True,
+              help="Hops to walk from SYMBOL.")
 @click.option("--mode", type=click.Choice(["callgraph", "pdg"]), default="callgraph",
               show_default=True, help="pdg: statement-level slice of --line plus symbol reach.")
 @click.option("--line", type=int, default=None, help="Changed line (with --mode pdg).")
@@ -129,7 +130,7 @@ def _fresh(repo: Path) -> Project:
               help="Symbols listed; the rest are counted per file.")
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
               help="Symbols to skip (the next page starts at offset + limit).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the page as JSON.")
 def impact_cmd(symbol: str, repo: Path, direction: str, depth: int, mode: str,
                line: int | None, limit: int, offset: int, as_json: bool) -> None:
     """What depends on SYMBOL (dependents) or what it depends on (dependencies).
@@ -197,7 +198,7 @@ def _print_impact(r: dict[str, Any]) -> None:
 @main.command("context")
 @click.argument("symbol")
 @repo_option
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the context as JSON.")
 def context_cmd(symbol: str, repo: Path, as_json: bool) -> None:
     """Signature, location, callers, callees and tests of SYMBOL."""
     ctx = _fresh(repo).context(symbol)
@@ -221,8 +222,9 @@ def context_cmd(symbol: str, repo: Path, as_json: bool) -> None:
 @main.command("find")
 @click.argument("name")
 @repo_option
-@click.option("--limit", type=int, default=20, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--limit", type=int, default=20, show_default=True,
+              help="Matches listed at most.")
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
 def find_cmd(name: str, repo: Path, limit: int, as_json: bool) -> None:
     """Look up symbols by NAME: exact name (or qualname suffix) first, then names starting
     with it, then names containing it; close spellings when nothing matches."""
@@ -247,7 +249,8 @@ def export_group() -> None:
 @export_group.command("callgraph")
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "pycg"]), default="json",
-              show_default=True)
+              show_default=True,
+              help="json: nodes and edges; dot: Graphviz; pycg: PyCG's caller → callees map.")
 @click.option("--world", type=click.Choice(["open", "closed"]), default="open",
               show_default=True,
               help="closed: a whole-program graph; a self.m() call reaches only what the "

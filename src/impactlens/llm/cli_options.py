@@ -23,7 +23,7 @@ from impactlens.errors import BadInputError
 from impactlens.fileio import atomic_write
 from impactlens.llm.config import ENV_MODEL, LLMConfig
 from impactlens.llm.guard import BodyGuard, make_body_guard
-from impactlens.llm.nextedit import next_edits, print_prompt
+from impactlens.llm.nextedit import next_edits, openai_client, print_prompt
 from impactlens.settings import DEFAULT, Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -71,6 +71,8 @@ def llm_options(f: F) -> F:
             print_prompt=bool(values["print_prompt"]),
             samples=int(values["samples"] or 1),
         )
+        if opts.enabled and not opts.print_prompt:
+            openai_client()  # a missing extra fails before the analysis, not after it
         return f(*args, llm_opts=opts, **kwargs)
 
     options = [

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from impactlens.errors import BadInputError
+from impactlens.errors import BadInputError, MissingExtraError
 from impactlens.llm.config import NO_API_KEY, LLMConfig, env_sample_temperature
 from impactlens.llm.guard import BodyGuard, LLMGuardError
 from impactlens.llm.prompt import assemble, batch_order, clip, prompt_text
@@ -36,6 +36,20 @@ if TYPE_CHECKING:
     import openai
 
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)
+
+
+def openai_client() -> Any:
+    """The ``openai`` module, or a one-line error saying how to install it (an extra).
+
+    Imported only when a call is made: importing the client costs ~1 s.
+    """
+    try:
+        import openai
+    except ImportError:
+        raise MissingExtraError(
+            "--llm needs the OpenAI client, an optional extra: pip install 'impactlens[llm]'"
+        ) from None
+    return openai
 
 
 class ReplyError(ValueError):
@@ -130,8 +144,7 @@ def parse_reply(content: str | None, entities: frozenset[str], settings: Setting
 
 
 def _why(exc: BaseException, timeout: float) -> str:
-    import openai  # deferred: importing the client costs ~1 s, only paid when asking
-
+    openai = openai_client()
     if isinstance(exc, openai.APITimeoutError):
         return f"timeout after {timeout:g}s"
     if isinstance(exc, openai.APIStatusError):
@@ -185,7 +198,8 @@ def next_edits(
     """Ask the model once (or ``samples`` times) for the next edits; never raises on failure.
 
     The prompt is refused (zero calls) when ``body_guard`` finds body text in it or when the
-    map is empty. ``samples`` below 1 is a user error.
+    map is empty. ``samples`` below 1 is a user error, and so is a call without the
+    ``llm`` extra installed (:class:`MissingExtraError`).
     """
     if samples < 1:
         raise BadInputError(f"--samples {samples}: must be at least 1")
@@ -199,11 +213,10 @@ def next_edits(
         except LLMGuardError as exc:
             return _failed(f"guard: {exc}", order)
 
+    openai = openai_client()
     timeout = config.timeout if config.timeout is not None else settings.llm_timeout_s
     temperature = config.sample_temperature if samples > 1 else settings.llm_temperature
     body = request_body(prompt.messages, config.model, settings, temperature=temperature)
-    import openai  # deferred: importing the client costs ~1 s, only paid when asking
-
     client = openai.OpenAI(
         base_url=config.base_url,
         api_key=config.api_key or NO_API_KEY,

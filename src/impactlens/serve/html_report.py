@@ -16,9 +16,7 @@ the graph also reads without JavaScript. The output is deterministic.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from html import escape
@@ -29,6 +27,7 @@ from typing import Any
 from impactlens.answer.build import Answer
 from impactlens.answer.fit import Cut, fit, full_cut
 from impactlens.answer.text import MORE_HINT, split_causes
+from impactlens.fileio import atomic_write
 from impactlens.model import TriageEntry, unresolved_words
 from impactlens.serve.html_graph import graph_data
 from impactlens.settings import DEFAULT, Settings
@@ -299,13 +298,8 @@ def write_html(path: str | Path, answer: Answer, **kw: Any) -> Path:
 
     path = Path(path)
     text = render_html(answer, **kw)
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
+        atomic_write(path, text)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         raise BadInputError(f"{path}: cannot write the HTML report ({exc.strerror})") from None
     return path

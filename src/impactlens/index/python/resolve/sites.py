@@ -195,35 +195,34 @@ class Sites:
                                   quiet=True)
             return
         first, second = special[1], special[2]
+        res = R_INFERRED if inf else R_EXACT
         for v in vals:
             if type(v) is not Instance:
                 continue
-            res = R_INFERRED if inf else R_EXACT
-            got, _ = self.class_attr((v.module, v.scope), first, True)
-            for f in got:
-                if type(f) is not Function:
-                    continue
+            for f in self._methods(v, first):
                 self._call_edge(sink, src, f, line, res, _DUNDER)
-                if kind == "iter":
-                    self._next_edges(f, second, src, line, sink)
+                if kind == "iter":  # the __next__ of the iterators __iter__ returns
+                    rets, _ = self.returns(f.module, f.scope, f.recv)
+                    for rv in rets:
+                        if type(rv) is Instance:
+                            self._method_edges(rv, second, src, line, R_INFERRED, _DUNDER,
+                                               sink)
             if kind == "with":
-                got, _ = self.class_attr((v.module, v.scope), second, True)
-                for f in got:
-                    if type(f) is Function:
-                        self._call_edge(sink, src, f, line, res,
-                                        call_detail(3, (), False, False, True))
+                self._method_edges(v, second, src, line, res,
+                                   call_detail(3, (), False, False, True), sink)
 
-    def _next_edges(self, iter_fn: Function, next_name: str, src: str, line: int,
-                    sink: Sink) -> None:
-        """``for x in v``: the ``__next__`` of the iterators ``v.__iter__`` returns."""
-        rets, _ = self.returns(iter_fn.module, iter_fn.scope, iter_fn.recv)
-        for rv in rets:
-            if type(rv) is not Instance:
-                continue
-            nxt, _ = self.class_attr((rv.module, rv.scope), next_name, True)
-            for g in nxt:
-                if type(g) is Function:
-                    self._call_edge(sink, src, g, line, R_INFERRED, _DUNDER)
+    def _methods(self, v: Instance, name: str) -> list[Function]:
+        """The repository functions ``name`` gives on instance ``v``."""
+        got, _ = self.class_attr((v.module, v.scope), name, True)
+        return [f for f in got if type(f) is Function]
+
+    def _method_edges(self, v: Instance, name: str, src: str, line: int, res: str,
+                      detail: str, sink: Sink) -> bool:
+        """Call edges from ``src`` to method ``name`` of instance ``v``; False if none."""
+        fs = self._methods(v, name)
+        for f in fs:
+            self._call_edge(sink, src, f, line, res, detail)
+        return bool(fs)
 
     def _dunder_call(self, facts: PyFileFacts, scope: int, site: Any, src: str, sink: Sink,
                      recv: Any) -> None:
@@ -245,14 +244,10 @@ class Sites:
         vals, inf = self.vals(facts, scope, enc, recv)
         found = False
         for v in vals:
-            if type(v) is not Instance:
-                continue
-            got, _ = self.class_attr((v.module, v.scope), dunder, True)
-            for f in got:
-                if type(f) is Function:
-                    found = True
-                    self._call_edge(sink, src, f, line, R_INFERRED if inf else R_EXACT,
-                                    call_detail(nargs, (), False, False, True))
+            if type(v) is Instance and self._method_edges(
+                    v, dunder, src, line, R_INFERRED if inf else R_EXACT,
+                    call_detail(nargs, (), False, False, True), sink):
+                found = True
         return found
 
     def _class_creation(self, facts: PyFileFacts, site: Any, src: str, sink: Sink) -> None:

@@ -217,7 +217,7 @@ def _digest(value: Any) -> str:
 
 # Line numbers are left out of the digests, so an edit that shifts the lines below it does
 # not count as a change of everything there. This relies on an invariant of resolution
-# (resolve.py, testdisc.py): the line numbers in a file's output are its own — sites,
+# (resolve/, testdisc.py): the line numbers in a file's output are its own — sites,
 # definitions and test nodes of the file itself; another module's lines are never copied
 # into it (foreign call-site lines only rank candidates within one resolution, and
 # inherited test nodes take the inheriting class's lines). The property tests in

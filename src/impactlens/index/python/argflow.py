@@ -5,7 +5,7 @@ annotation and is used in its body is a *flow*: the callee's body is evaluated a
 with ``pool`` bound to what the argument evaluates to (a child resolver with its own
 memos, see :func:`run_flows`), and the edges that differ from the callee's own resolution
 are recorded — ``inferred``, detail ``"flow": true`` — at the call in the file making it,
-like a receiver context (resolve.py ``_contexts``): only that site knows the argument.
+like a receiver context (resolve/contexts.py): only that site knows the argument.
 So the flow is read through the same recording lookup as everything else and an
 incremental index equals a full one: editing the call re-resolves its own file, editing
 the callee re-resolves every file that read the callee's body.
@@ -32,9 +32,6 @@ MAX_FLOWS = 3
 MAX_DEPTH = 1
 _CONCRETE = frozenset({"I", "F", "C", "SL", "SEQ"})  # values worth re-evaluating a body for
 _P: tuple[Any, ...] = ("p",)
-# resolver memos that do not depend on parameter values: shared with child resolvers
-_SHARED = ("_mods", "_mm", "_mm_busy", "_mro", "_exports", "_cattr", "_selfsites", "_ctxn",
-           "_flow_names")
 
 
 def note(r: Any, mf: Any, sidx: int, fargs: tuple[Any, ...], recv: Any, tk: Any,
@@ -195,14 +192,9 @@ def _flow_edges(r: Any, tk: Any, rk: Any, typed: Any, raw: Any) -> list[Any]:
     if cmf is None:
         return []
     cs = cmf.scopes[fsidx]
-    child = type(r)(r.facts, r.lookup)
-    for name in _SHARED:
-        setattr(child, name, getattr(r, name))
-    child.flow_budget = r.flow_budget
-    child.flow_depth = r.flow_depth + 1
-    child._pctx = {(mod, fsidx, p): list(vals) for p, vals in typed}
-    for k in raw:  # calling it runs no wrapper (resolve.py wrappers)
-        child._wrap[k] = ([], False)
+    # a child resolver with its own memos, sharing those parameter values cannot change;
+    # calling a function passed as defined runs no wrapper (resolve/sites.py wrappers)
+    child = r.flow_child({(mod, fsidx, p): list(vals) for p, vals in typed}, raw)
     params = {p for p, _v in typed}
     work = [(fsidx, params)]
     fields = _typed_fields(r, cmf, fsidx, cs, params)
@@ -214,7 +206,7 @@ def _flow_edges(r: Any, tk: Any, rk: Any, typed: Any, raw: Any) -> list[Any]:
         base = {(e[1], e[2]) for e in _evaluate(r, cmf, s, calls, refs, rk)}
         out.extend(e for e in _evaluate(child, cmf, s, calls, refs, rk)
                    if (e[1], e[2]) not in base)
-    child._contexts(out)  # receiver contexts seeded under the flow (an inherited getter...)
+    child.receiver_contexts(out)  # receiver contexts seeded under the flow (an inherited getter...)
     if child.flow_depth < MAX_DEPTH:
         out.extend(e for _at, e in _collect(child))
     return out
@@ -245,9 +237,9 @@ def _mentions(enc: Any, names: set[str]) -> bool:
 def _evaluate(r: Any, mf: Any, s: Any, calls: list[Any], refs: list[Any],
               rk: Any) -> list[Any]:
     """Raw edges of the given sites of scope ``s`` resolved by ``r`` (receiver ``rk``)."""
-    from impactlens.index.python.resolve import _Sink
+    from impactlens.index.python.resolve import Sink
 
-    sink = _Sink()
+    sink = Sink()
     qual = mf.scopes[s].qual
     for site in calls:
         with contextlib.suppress(RecursionError):

@@ -1,7 +1,7 @@
 """Per-file facts: the compact, picklable result of one pass over a module's AST.
 
 Nothing here holds an AST object. Expressions are encoded as small tuples whose
-first item is a tag (see :data:`EXPR_TAGS`); resolution (``resolve.py``)
+first item is a tag (see :data:`EXPR_TAGS`); resolution (``resolve/``)
 evaluates them lazily against the facts of other modules.
 
 Expression encodings (``enc``)::
@@ -140,7 +140,7 @@ class Scope:
     # (``("c", deco_enc)``, evaluated in the parent scope); None when not decorated
     dval: Enc | None = None
     # a method's sites whose target depends on the runtime class of self/cls:
-    # (attr, index into calls) and (attr, index into refs); see resolve._self_sites
+    # (attr, index into calls) and (attr, index into refs); see resolve/contexts.py
     selfs: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]] = ((), ())
 
     def __reduce__(self) -> tuple[Any, ...]:

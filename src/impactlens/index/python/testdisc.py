@@ -23,7 +23,7 @@ from impactlens.index.python.facts import B_CLASS, B_DEF, B_IMPORT, CLASS, FUNCT
 from impactlens.model import Node, NodeKind
 
 if TYPE_CHECKING:
-    from impactlens.index.python.resolve import RawEdge, _Sites
+    from impactlens.index.python.resolve import RawEdge, Sites
 
 K_CALL, K_INSTANTIATE, K_TESTS = "call", "instantiate", "tests"
 R_EXACT, R_INFERRED, R_AMBIGUOUS = "exact", "inferred", "ambiguous"
@@ -38,7 +38,7 @@ _RANK = {"exact": 0, "inferred": 1, "ambiguous": 2}
 class TestDiscovery:
     __test__ = False  # not a pytest class
 
-    def __init__(self, r: _Sites) -> None:
+    def __init__(self, r: Sites) -> None:
         self.r = r
         self.f = r.facts
         self.own: dict[int, str] = {}  # function scope → test id

@@ -34,6 +34,8 @@ State = dict[str, tuple[int, ...]]
 
 
 def _merge(states: list[State], names: set[str]) -> State:
+    """The state where paths join: a name in ``names`` (assigned on some path) is reached
+    by the bindings of all the paths; the other names keep the first path's."""
     out = dict(states[0])
     if len(states) == 1:
         return out
@@ -144,6 +146,7 @@ class BindingFlow:
         else:
             self.ev(t)
 
+    # ------------------------------------------------------ container stores
     def _note_store(self, name: str, key: Any, enc: Enc) -> None:
         """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry."""
         if self.cur.get(name) or self.sc.kind == MODULE:
@@ -173,6 +176,7 @@ class BindingFlow:
             else:
                 self._note_store(name, None, ("it", e))
 
+    # ------------------------------------------------------------ name reads
     def e_Name(self, node: ast.Name) -> Enc:
         name = node.id
         reach = self.cur.get(name, ())
@@ -212,6 +216,7 @@ class BindingFlow:
         r = enc[2]
         return self.lreach[r] if type(r) is int else r
 
+    # ---------------------------------------------------------- control flow
     def s_Break(self, node: ast.Break) -> None:
         if self.loops:
             self.loops[-1].breaks.append(dict(self.cur))
@@ -230,7 +235,6 @@ class BindingFlow:
         if narrow is not None:
             self.bind_temp(narrow[0], narrow[1], node.lineno)
 
-    # ------------------------------------------------------- control flow
     def _isinstance_narrow(self, test: ast.expr) -> tuple[str, Enc] | None:
         if (type(test) is ast.Call and type(test.func) is ast.Name
                 and test.func.id == "isinstance" and len(test.args) == 2
@@ -353,14 +357,19 @@ class BindingFlow:
             exits = [head]
         exits.extend(frame.breaks)
         names |= self.asg
-        if exits:
-            self.cur = _merge(exits, names)
-            self.dead = False
-        else:
-            self.cur = head
-            self.dead = True
+        self._join(exits, names, head)
         outer |= names
         self.asg = outer
+
+    def _join(self, ends: list[State], names: set[str], if_none: State) -> None:
+        """Go on from the merge of the paths that reach this point; when none does, the
+        code after is dead (and keeps ``if_none``)."""
+        if ends:
+            self.cur = _merge(ends, names)
+            self.dead = False
+        else:
+            self.cur = if_none
+            self.dead = True
 
     def _bind_iter_target(self, target: ast.expr, it: Enc, stmt: ast.stmt) -> None:
         if type(target) is ast.Name:
@@ -424,12 +433,7 @@ class BindingFlow:
             names |= self.asg
         elif not body_dead:
             ends.append(sb)
-        if ends:
-            self.cur = _merge(ends, names)
-            self.dead = False
-        else:
-            self.cur = hstart
-            self.dead = True
+        self._join(ends, names, hstart)
         if node.finalbody:
             was_dead = self.dead
             self.asg = set()
@@ -473,6 +477,7 @@ class BindingFlow:
             elif isinstance(sub, ast.MatchClass):
                 self.ev(sub.cls)
 
+    # -------------------------------------------------------- comprehensions
     def _comprehension(self, gens: list[ast.comprehension], elts: list[ast.expr]) -> list[Enc]:
         saved: dict[str, tuple[int, ...] | None] = {}
         for g in gens:

@@ -129,6 +129,7 @@ class ExprEncoding:
         def _note_mutator(self, name: str, method: str, args: list[ast.expr],
                           encs: list[Enc]) -> None: ...
 
+    # ----------------------------------------------------- implicit call sites
     def _maybe_instance(self, enc: Enc) -> bool:
         """Could ``enc`` be an instance of a repository class? (cheap, conservative)"""
         tag = enc[0]
@@ -222,6 +223,7 @@ class ExprEncoding:
             return self._ann(node.left) + self._ann(node.right)  # type: ignore[attr-defined]
         return ()
 
+    # ---------------------------------------------------------- expressions
     def _receiver(self, value: ast.expr) -> Enc:
         """The encoding of what an attribute is looked up on."""
         if type(value) is ast.Name:
@@ -638,6 +640,51 @@ _BUILTIN_MEANINGS = {
     "super": ExprEncoding._call_super,
     "property": ExprEncoding._call_property,
 }
+
+
+def self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """A method's ``self.x(...)``, ``cls.x``, ``super().x``, ``cls(...)`` calls and
+    ``self.x`` references: where a subclass instance may dispatch differently."""
+    calls = []
+    for i, site in enumerate(sc.calls):
+        enc = site[1]
+        if enc[0] == "a" or enc[0] == "n":
+            a = _self_attr(sc, enc)
+            if a is not None:
+                calls.append((a, i))
+    refs = []
+    for i, ref in enumerate(sc.refs):
+        enc = ref[1]
+        if enc[0] == "a":
+            a = _self_attr(sc, enc)
+            if a is not None:
+                refs.append((a, i))
+    return tuple(calls), tuple(refs)
+
+
+def _self_attr(sc: Scope, enc: Enc) -> str | None:
+    """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
+    (``__init__`` for ``cls(...)``), or None."""
+    if enc[0] == "a":
+        bt = enc[1][0]
+        if bt == "sup" or bt == "self" or bt == "clsp":
+            return str(enc[2])
+        if bt == "n" and _param_tag(sc, enc[1]) in ("self", "clsp"):
+            return str(enc[2])
+    elif _param_tag(sc, enc) == "clsp":
+        return "__init__"
+    return None
+
+
+def _param_tag(sc: Scope, enc: Enc) -> str | None:
+    """The encoding tag of the parameter a name read ``enc`` reads, if only that."""
+    reach = enc[2]
+    if type(reach) is int:
+        reach = sc.lreach[reach]
+    if len(reach) != 1:
+        return None
+    b = sc.binds[reach[0]]
+    return str(b[1][0]) if b[4] == B_PARAM else None
 
 
 def _site_names(node: ast.AST) -> tuple[str, ...]:

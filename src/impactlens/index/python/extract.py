@@ -32,6 +32,7 @@ from impactlens.index.python.expr_encoding import (
     ExprEncoding,
     P,
     U,
+    self_sites,
 )
 from impactlens.index.python.facts import (
     B_ASSIGN,
@@ -258,7 +259,7 @@ class _Extractor(BindingFlow, ExprEncoding):
         if self.lreach:
             sc.lreach = tuple(tuple(r) for r in self.lreach)
         if sc.cls >= 0:
-            sc.selfs = _self_sites(sc)
+            sc.selfs = self_sites(sc)
         _freeze(sc)
         (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
          self.temp, self.strs, self.cls_ctx, self.lreach, self.encs) = saved
@@ -906,51 +907,6 @@ def _looks_like_type(node: ast.expr) -> bool:
             type(x) is ast.Constant and x.value is None) or _looks_like_type(x)
             for x in (node.left, node.right))
     return False
-
-
-def _self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
-    """A method's ``self.x(...)``, ``cls.x``, ``super().x``, ``cls(...)`` calls and
-    ``self.x`` references: where a subclass instance may dispatch differently."""
-    calls = []
-    for i, site in enumerate(sc.calls):
-        enc = site[1]
-        if enc[0] == "a" or enc[0] == "n":
-            a = _self_attr(sc, enc)
-            if a is not None:
-                calls.append((a, i))
-    refs = []
-    for i, ref in enumerate(sc.refs):
-        enc = ref[1]
-        if enc[0] == "a":
-            a = _self_attr(sc, enc)
-            if a is not None:
-                refs.append((a, i))
-    return tuple(calls), tuple(refs)
-
-
-def _self_attr(sc: Scope, enc: Enc) -> str | None:
-    """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
-    (``__init__`` for ``cls(...)``), or None."""
-    if enc[0] == "a":
-        bt = enc[1][0]
-        if bt == "sup" or bt == "self" or bt == "clsp":
-            return str(enc[2])
-        if bt == "n" and _param_tag(sc, enc[1]) in ("self", "clsp"):
-            return str(enc[2])
-    elif _param_tag(sc, enc) == "clsp":
-        return "__init__"
-    return None
-
-
-def _param_tag(sc: Scope, enc: Enc) -> str | None:
-    """The encoding tag of the parameter a name read ``enc`` reads, if only that."""
-    reach = enc[2]
-    if type(reach) is int:
-        reach = sc.lreach[reach]
-    if len(reach) != 1:
-        return None
-    b = sc.binds[reach[0]]
-    return str(b[1][0]) if b[4] == B_PARAM else None
 
 
 def _freeze(sc: Scope) -> None:

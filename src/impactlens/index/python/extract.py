@@ -109,6 +109,9 @@ def _deco_flags(text: str) -> int:
 
 
 class _Extractor(BindingFlow, ExprEncoding):
+    """The visitor: the per-file and per-scope state, statements, definitions, imports
+    and scopes; flow tracking and expression encoding come from the two mixins."""
+
     def __init__(self, path: str, text: str, module: str, is_test: bool, is_package: bool):
         self.path = path
         self.text = text
@@ -265,11 +268,19 @@ class _Extractor(BindingFlow, ExprEncoding):
          self.temp, self.strs, self.cls_ctx, self.lreach, self.encs) = saved
 
     def block(self, stmts: list[ast.stmt]) -> None:
+        """Visit statements in order (``s_X`` handles ``ast.X``)."""
         table = _STMT
         for st in stmts:
             h = table.get(type(st))
             if h is not None:
                 h(self, st)
+
+    def ev(self, node: ast.expr) -> Enc:
+        """The encoding of an expression; its handler (``e_X``) records the sites in it."""
+        h = _EXPR.get(type(node))
+        if h is None:
+            return U
+        return h(self, node)
 
     # ------------------------------------------------------------- run
     def run(self, tree: ast.Module) -> PyFileFacts:
@@ -759,13 +770,6 @@ class _Extractor(BindingFlow, ExprEncoding):
         self.cls_ctx = sidx
         self.block(node.body)
         self.pop_scope(saved)
-
-    # ---------------------------------------------------------- expressions
-    def ev(self, node: ast.expr) -> Enc:
-        h = _EXPR.get(type(node))
-        if h is None:
-            return U
-        return h(self, node)
 
     def e_Lambda(self, node: ast.Lambda) -> Enc:
         args = node.args

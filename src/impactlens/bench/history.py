@@ -58,7 +58,7 @@ method's targeted validation set and the selection ratio (selected and collected
 collected test functions). A parent run in which no test passed (say every module failed
 to import) counts as *not run*. The suite also runs once more at the parent under
 ``pytest --impact-record``: the ``stage`` uses that recording as a user who records would
-(:mod:`impactlens.impact.recorded`), and the ``-recording`` row is the stage with the static
+(:mod:`impactlens.impact.observed`), and the ``-recording`` row is the stage with the static
 test map alone. Test outcomes and recordings are cached per (commit, seed) under
 ``--cache``.
 """
@@ -98,8 +98,8 @@ from impactlens.bench.metrics import (
     recall_at_k,
     score_sets,
 )
-from impactlens.change import git as gitcmd
 from impactlens.index import child_trace
+from impactlens.index import git as gitcmd
 from impactlens.index.discover import is_source as _library_file
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord, mine_commits
@@ -592,10 +592,10 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
                   pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
     from impactlens.api import Project
-    from impactlens.change.written import edit_uses
+    from impactlens.change.edit_uses import edit_uses
     from impactlens.impact.cochange import edited_symbols
+    from impactlens.impact.observed import recorded_tests
     from impactlens.impact.pipeline import run_pipeline
-    from impactlens.impact.recorded import recorded_tests
     from impactlens.model import EdgeKind, FileChange, NodeKind
 
     results: list[CaseResult] = []

@@ -25,7 +25,7 @@ class LoopFrame:
 
     def __init__(self, start: int) -> None:
         self.start = start
-        self.uses: list[tuple[str, list[int]]] = []
+        self.uses: list[tuple[str, int]] = []  # (name, index into lreach)
         self.breaks: list[dict[str, tuple[int, ...]]] = []
         self.conts: list[dict[str, tuple[int, ...]]] = []
 
@@ -95,12 +95,11 @@ class BindingFlow:
         return bid
 
     def bind_target(self, t: ast.expr, enc: Enc, stmt: ast.stmt, kind: int = B_ASSIGN) -> None:
-        tt = type(t)
-        if tt is ast.Name:
+        if type(t) is ast.Name:
             self.bind(t.id, enc, stmt.lineno, stmt.end_lineno or stmt.lineno, kind)
             if kind == B_ASSIGN and self.sc.kind != FUNCTION:
                 self._stmt_sigs[(self.sidx, stmt.lineno)] = self.stmt_text(stmt)
-        elif tt is ast.Attribute:
+        elif type(t) is ast.Attribute:
             base = self.ev(t.value)
             aenc = ("a", base, t.attr)
             self.sc.refs.append((t.lineno, aenc, "w"))
@@ -111,8 +110,8 @@ class BindingFlow:
                     (enc, t.lineno, stmt.end_lineno or t.lineno, self.sidx))
                 if (-1, t.lineno) not in self._stmt_sigs:
                     self._stmt_sigs[(-1, t.lineno)] = self.stmt_text(stmt)
-        elif tt is ast.Tuple or tt is ast.List:
-            elts = t.elts  # type: ignore[attr-defined]
+        elif type(t) is ast.Tuple or type(t) is ast.List:
+            elts = t.elts
             parts: list[Enc] | None = None
             stars = [i for i, e in enumerate(elts) if type(e) is ast.Starred]
             if enc[0] == "sl":
@@ -132,17 +131,17 @@ class BindingFlow:
                                      B_OTHER)
                 else:
                     self.bind_target(e, parts[i] if parts is not None else U, stmt, B_OTHER)
-        elif tt is ast.Starred:
-            self.bind_target(t.value, U, stmt, B_OTHER)  # type: ignore[attr-defined]
-        elif tt is ast.Subscript:
-            cont = self.ev(t.value)  # type: ignore[attr-defined]
-            sl = t.slice  # type: ignore[attr-defined]
+        elif type(t) is ast.Starred:
+            self.bind_target(t.value, U, stmt, B_OTHER)
+        elif type(t) is ast.Subscript:
+            cont = self.ev(t.value)
+            sl = t.slice
             self.ev(sl)
             self._op_site(t.lineno, cont, "__setitem__", 2)
-            if type(t.value) is ast.Name:  # type: ignore[attr-defined]
+            if type(t.value) is ast.Name:
                 key = sl.value if (type(sl) is ast.Constant
                                    and type(sl.value) in (str, int)) else None
-                self._note_store(t.value.id, key, enc)  # type: ignore[attr-defined]
+                self._note_store(t.value.id, key, enc)
         else:
             self.ev(t)
 

@@ -222,10 +222,10 @@ class _Extractor(BindingFlow, ExprEncoding):
                 if type(d) is ast.Call and pm.dotted(d).endswith("mark.parametrize") and \
                         len(d.args) > 1:
                     for n in ast.walk(d.args[1]):
-                        if type(n) is ast.Name or (type(n) is ast.Attribute
-                                                   and type(n.value) is ast.Name):
-                            out.append(self._name_noref(n.id) if type(n) is ast.Name
-                                       else ("a", self._name_noref(n.value.id), n.attr))
+                        if type(n) is ast.Name:
+                            out.append(self._name_noref(n.id))
+                        elif type(n) is ast.Attribute and type(n.value) is ast.Name:
+                            out.append(("a", self._name_noref(n.value.id), n.attr))
         finally:
             self.loops = saved_loops
             self.noref -= 1
@@ -397,7 +397,7 @@ class _Extractor(BindingFlow, ExprEncoding):
         if dunders is not None and type(t) in (ast.Name, ast.Attribute):
             self.noref += 1
             try:
-                tenc = self.ev(t) if type(t) is ast.Attribute else self._name_noref(t.id)
+                tenc = self._name_noref(t.id) if type(t) is ast.Name else self.ev(t)
             finally:
                 self.noref -= 1
             self._op_site(node.lineno, tenc, "__i" + dunders[0][2:], 1, None, dunders[0])
@@ -632,9 +632,9 @@ class _Extractor(BindingFlow, ExprEncoding):
         args = node.args
         for d in args.defaults:
             self.ev(d)
-        for d in args.kw_defaults:
-            if d is not None:
-                self.ev(d)
+        for kd in args.kw_defaults:
+            if kd is not None:
+                self.ev(kd)
         is_static = bool(flags & F_STATICMETHOD)
         is_cm = bool(flags & F_CLASSMETHOD) or (in_class and name == "__new__")
         positional = [*args.posonlyargs, *args.args]
@@ -660,8 +660,8 @@ class _Extractor(BindingFlow, ExprEncoding):
                 if alts:
                     enc = ("an", (("seq", alts),), psidx, None)
             pencs.append((args.vararg.arg, enc))
-        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=False):
-            params.append((a.arg, P_KWONLY, d is not None))
+        for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+            params.append((a.arg, P_KWONLY, kd is not None))
             if a.annotation is not None:
                 alts = self.ann(a.annotation)
                 enc = ("an", alts, psidx, None) if alts else P
@@ -775,9 +775,9 @@ class _Extractor(BindingFlow, ExprEncoding):
         args = node.args
         for d in args.defaults:
             self.ev(d)
-        for d in args.kw_defaults:
-            if d is not None:
-                self.ev(d)
+        for kd in args.kw_defaults:
+            if kd is not None:
+                self.ev(kd)
         names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         if args.vararg:
             names.append(args.vararg.arg)

@@ -14,7 +14,8 @@ Public API (what the indexer calls)::
 Modules: ``extract`` (the visitor), ``facts`` (the picklable per-file records and
 the expression encoding), ``resolve`` (the evaluator and edge emission),
 ``testdisc`` (pytest/unittest tests, fixtures, TESTS edges), ``pytest_marks``
-(static parametrize ids), ``tokens`` (ids/strs tokens).
+(static parametrize ids), ``tokens`` (ids/strs tokens). The visitor's flow tracking
+is in ``binding_flow``, its expression and call-site encoding in ``expr_encoding``.
 
 Semantics worth knowing (choices where Python leaves room):
 

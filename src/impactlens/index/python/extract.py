@@ -1,11 +1,13 @@
 """One pass over a module's AST → :class:`PyFileFacts`.
 
 The visitor dispatches on the node class (one handler per statement and
-expression type, like pyflakes), tracks which bindings of each local name reach
-each read (flow-sensitive across ``if``/loops/``try``/``match``, so a name
-rebound later does not pollute an earlier call), and encodes every call site,
-attribute/global reference, binding, class base and return expression as small
-tuples (see ``facts.py``). Nothing is resolved here: that needs other files.
+expression type, like pyflakes). Its state and the statements, definitions,
+imports and scopes are here; two mixins hold the rest: ``binding_flow.py`` tracks
+which bindings of each local name reach each read (flow-sensitive across
+``if``/loops/``try``/``match``, so a name rebound later does not pollute an
+earlier call), and ``expr_encoding.py`` encodes every expression, call site and
+attribute/global reference as small tuples (see ``facts.py``). Nothing is
+resolved here: that needs other files.
 """
 
 from __future__ import annotations
@@ -17,6 +19,21 @@ import tokenize
 from typing import Any
 
 from impactlens.index.python import pytest_marks as pm
+from impactlens.index.python.binding_flow import BindingFlow, LoopFrame
+from impactlens.index.python.expr_encoding import (
+    AWITH,
+    BINOP_DUNDER,
+    DECO,
+    K_DICT,
+    K_TUPLE,
+    NONE,
+    RAISE,
+    WITH,
+    ExprEncoding,
+    P,
+    U,
+    self_sites,
+)
 from impactlens.index.python.facts import (
     B_ASSIGN,
     B_CLASS,
@@ -31,7 +48,6 @@ from impactlens.index.python.facts import (
     F_CLASSMETHOD,
     F_CONTEXTMANAGER,
     F_FIXTURE,
-    F_GENERATOR,
     F_OVERLOAD,
     F_PROPERTY,
     F_STATICMETHOD,
@@ -46,81 +62,12 @@ from impactlens.index.python.facts import (
     PyFileFacts,
     Scope,
 )
-from impactlens.index.python.tokens import add_string_words, ident_tokens
+from impactlens.index.python.tokens import ident_tokens
 from impactlens.index.runtime import gc_paused, recursion_limit_at_least
-
-# shared encodings (one object each: pickles once per file)
-U: Enc = ("u",)
-P: Enc = ("p",)
-NONE: Enc = ("none",)
-GLOB: Enc = ("glob",)
-DYN: Enc = ("dyn",)  # the value of a dynamic expression already reported as unresolved
-# implicit call sites (the `special` item of a call site)
-DECO = ("deco",)  # a decorator factory's result applied to the definition
-RAISE = ("raise",)  # `raise Error` (instantiates when Error is a class)
-ITER, AITER = ("iter", "__iter__", "__next__"), ("iter", "__aiter__", "__anext__")
-WITH, AWITH = ("with", "__enter__", "__exit__"), ("with", "__aenter__", "__aexit__")
-K_STR: Enc = ("k", "str")
-K_BYTES: Enc = ("k", "bytes")
-K_INT: Enc = ("k", "int")
-K_FLOAT: Enc = ("k", "float")
-K_COMPLEX: Enc = ("k", "complex")
-K_BOOL: Enc = ("k", "bool")
-K_TUPLE: Enc = ("k", "tuple")
-K_DICT: Enc = ("k", "dict")
-K_ELLIPSIS: Enc = ("k", "ellipsis")
-_CONST_ENC = {str: K_STR, bytes: K_BYTES, int: K_INT, float: K_FLOAT, complex: K_COMPLEX,
-              bool: K_BOOL, type(None): NONE, type(...): K_ELLIPSIS}
 
 _PROPERTY_DECOS = frozenset({
     "property", "cached_property", "functools.cached_property", "abc.abstractproperty",
     "abstractproperty", "django.utils.functional.cached_property",
-})
-_SEQ_NAMES = frozenset({
-    "list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence",
-    "Iterable", "Iterator", "Collection", "Generator", "AsyncIterator", "AsyncIterable",
-    "AsyncGenerator", "AbstractSet", "MutableSet", "Deque", "deque", "KeysView", "Reversible",
-    "dict", "Dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict",
-    "Counter", "ChainMap",
-})
-_MAP_NAMES = frozenset({
-    "dict", "Dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict",
-    "ChainMap",
-})
-_WRAPPER_NAMES = frozenset({
-    "Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly", "InitVar",
-})
-_AWAIT_NAMES = frozenset({"Awaitable", "Coroutine"})
-_DYN_ATTR = frozenset({"getattr", "setattr", "hasattr", "delattr"})
-_EVAL = frozenset({"eval", "exec", "compile"})
-_GLOBALS_FUNCS = frozenset({"globals", "locals", "vars"})
-_BINOP_DUNDER = {
-    ast.Add: ("__add__", "__radd__"), ast.Sub: ("__sub__", "__rsub__"),
-    ast.Mult: ("__mul__", "__rmul__"), ast.MatMult: ("__matmul__", "__rmatmul__"),
-    ast.Div: ("__truediv__", "__rtruediv__"), ast.FloorDiv: ("__floordiv__", "__rfloordiv__"),
-    ast.Mod: ("__mod__", "__rmod__"), ast.Pow: ("__pow__", "__rpow__"),
-    ast.LShift: ("__lshift__", "__rlshift__"), ast.RShift: ("__rshift__", "__rrshift__"),
-    ast.BitOr: ("__or__", "__ror__"), ast.BitXor: ("__xor__", "__rxor__"),
-    ast.BitAnd: ("__and__", "__rand__"),
-}
-_OP_RESULTS = frozenset(d for pair in _BINOP_DUNDER.values() for d in pair)
-_CMP_DUNDER = {
-    ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.Lt: ("__lt__", "__gt__"),
-    ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__"),
-}
-_UNARY_DUNDER = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
-_BUILTIN_DUNDER = {
-    "len": "__len__", "str": "__str__", "repr": "__repr__", "bool": "__bool__",
-    "hash": "__hash__", "iter": "__iter__", "next": "__next__", "abs": "__abs__",
-    "reversed": "__reversed__", "int": "__int__", "float": "__float__", "bytes": "__bytes__",
-    "format": "__format__",
-}
-# argument encodings that may carry a function ("def": a lambda written in place)
-_VALUE_TAGS = frozenset({"n", "a", "c", "sub", "def", "sl"})
-_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
-_ARG0_FUNCS = frozenset({
-    "enumerate", "list", "sorted", "reversed", "tuple", "set", "frozenset", "iter", "next",
-    "copy", "deepcopy",
 })
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _BRACKETS = re.compile(r"[()\[\]{}:]")
@@ -159,35 +106,12 @@ def _deco_flags(text: str) -> int:
     return 0
 
 
-class _Loop:
-    __slots__ = ("breaks", "conts", "start", "uses")
-
-    def __init__(self, start: int) -> None:
-        self.start = start
-        self.uses: list[tuple[str, list[int]]] = []
-        self.breaks: list[dict[str, tuple[int, ...]]] = []
-        self.conts: list[dict[str, tuple[int, ...]]] = []
 
 
-State = dict[str, tuple[int, ...]]
+class _Extractor(BindingFlow, ExprEncoding):
+    """The visitor: the per-file and per-scope state, statements, definitions, imports
+    and scopes; flow tracking and expression encoding come from the two mixins."""
 
-
-def _merge(states: list[State], names: set[str]) -> State:
-    out = dict(states[0])
-    if len(states) == 1:
-        return out
-    for n in sorted(names):  # sorted: facts are byte-identical run to run
-        acc: set[int] = set()
-        for s in states:
-            r = s.get(n)
-            if r:
-                acc.update(r)
-        if acc:
-            out[n] = tuple(sorted(acc))
-    return out
-
-
-class _Extractor:
     def __init__(self, path: str, text: str, module: str, is_test: bool, is_package: bool):
         self.path = path
         self.text = text
@@ -211,7 +135,7 @@ class _Extractor:
         self.cur: dict[str, tuple[int, ...]] = {}
         self.dead = False
         self.asg: set[str] = set()
-        self.loops: list[_Loop] = []
+        self.loops: list[LoopFrame] = []
         self.selfname: str | None = None
         self.temp: set[int] = set()
         self.strs: dict[str, None] = {}
@@ -287,98 +211,6 @@ class _Extractor:
             first = first[:77] + "..."
         return first
 
-    # ------------------------------------------------------------- bindings
-    def bind(self, name: str, enc: Enc, line: int, end: int, kind: int) -> int:
-        sc = self.sc
-        if sc.glob and name in sc.glob:
-            sc.refs.append((line, ("n", name, ()), "w"))
-            return -1
-        bid = len(sc.binds)
-        sc.binds.append((name, enc, line, end, kind))
-        self.cur[name] = (bid,)
-        self.asg.add(name)
-        return bid
-
-    def bind_temp(self, name: str, enc: Enc, line: int) -> int:
-        bid = len(self.sc.binds)
-        self.sc.binds.append((name, enc, line, line, B_OTHER))
-        self.cur[name] = (bid,)
-        self.temp.add(bid)
-        return bid
-
-    def bind_target(self, t: ast.expr, enc: Enc, stmt: ast.stmt, kind: int = B_ASSIGN) -> None:
-        tt = type(t)
-        if tt is ast.Name:
-            self.bind(t.id, enc, stmt.lineno, stmt.end_lineno or stmt.lineno, kind)
-            if kind == B_ASSIGN and self.sc.kind != FUNCTION:
-                self._stmt_sigs[(self.sidx, stmt.lineno)] = self.stmt_text(stmt)
-        elif tt is ast.Attribute:
-            base = self.ev(t.value)
-            aenc = ("a", base, t.attr)
-            self.sc.refs.append((t.lineno, aenc, "w"))
-            if (self.selfname is not None and type(t.value) is ast.Name
-                    and t.value.id == self.selfname and self.sc.cls >= 0):
-                cls_scope = self.scopes[self.sc.cls]
-                cls_scope.inst.setdefault(t.attr, []).append(
-                    (enc, t.lineno, stmt.end_lineno or t.lineno, self.sidx))
-                if (-1, t.lineno) not in self._stmt_sigs:
-                    self._stmt_sigs[(-1, t.lineno)] = self.stmt_text(stmt)
-        elif tt is ast.Tuple or tt is ast.List:
-            elts = t.elts  # type: ignore[attr-defined]
-            parts: list[Enc] | None = None
-            stars = [i for i, e in enumerate(elts) if type(e) is ast.Starred]
-            if enc[0] == "sl":
-                vals = enc[2]
-                if not stars and len(vals) == len(elts):
-                    parts = list(vals)
-                elif len(stars) == 1 and len(vals) >= len(elts) - 1:
-                    si = stars[0]
-                    after = len(elts) - si - 1
-                    parts = [*vals[:si], ("sl", "list", tuple(vals[si:len(vals) - after])),
-                             *vals[len(vals) - after:]]
-            if parts is None and not stars and enc[0] in ("c", "n", "a", "sub", "an"):
-                parts = [("ix", enc, i) for i in range(len(elts))]
-            for i, e in enumerate(elts):
-                if type(e) is ast.Starred:
-                    self.bind_target(e.value, parts[i] if parts is not None else U, stmt,
-                                     B_OTHER)
-                else:
-                    self.bind_target(e, parts[i] if parts is not None else U, stmt, B_OTHER)
-        elif tt is ast.Starred:
-            self.bind_target(t.value, U, stmt, B_OTHER)  # type: ignore[attr-defined]
-        elif tt is ast.Subscript:
-            cont = self.ev(t.value)  # type: ignore[attr-defined]
-            sl = t.slice  # type: ignore[attr-defined]
-            self.ev(sl)
-            self._op_site(t.lineno, cont, "__setitem__", 2)
-            if type(t.value) is ast.Name:  # type: ignore[attr-defined]
-                key = sl.value if (type(sl) is ast.Constant
-                                   and type(sl.value) in (str, int)) else None
-                self._note_store(t.value.id, key, enc)  # type: ignore[attr-defined]
-        else:
-            self.ev(t)
-
-    def _maybe_instance(self, enc: Enc) -> bool:
-        """Could ``enc`` be an instance of a repository class? (cheap, conservative)"""
-        tag = enc[0]
-        if tag == "n":
-            reach = self.reach_of(enc)
-            if reach and self.sc.kind == FUNCTION:
-                binds = self.sc.binds
-                return any(binds[b][1] is not P and binds[b][1] is not U for b in reach)
-            return True
-        return tag in ("a", "c", "sub", "an", "self")
-
-    def _op_site(self, line: int, recv: Enc, dunder: str, nargs: int,
-                 right: Enc | None = None, rdunder: str | None = None) -> None:
-        """An implicit ``recv.dunder(...)`` (operator, subscript, len(x), ...)."""
-        left_ok = self._maybe_instance(recv)
-        right_ok = right is not None and rdunder is not None and self._maybe_instance(right)
-        if left_ok or right_ok:
-            self.sc.calls.append((line, recv if left_ok else U, nargs, (), False, False, (),
-                                  ("op", dunder, rdunder if right_ok else None,
-                                   right if right_ok else None)))
-
     def _param_refs(self, decos: list[ast.expr]) -> tuple[Enc, ...]:
         """Names/attributes inside parametrize argvalues (classes or functions the test
         receives as parameters), encoded in the enclosing scope."""
@@ -390,43 +222,14 @@ class _Extractor:
                 if type(d) is ast.Call and pm.dotted(d).endswith("mark.parametrize") and \
                         len(d.args) > 1:
                     for n in ast.walk(d.args[1]):
-                        if type(n) is ast.Name or (type(n) is ast.Attribute
-                                                   and type(n.value) is ast.Name):
-                            out.append(self._name_noref(n.id) if type(n) is ast.Name
-                                       else ("a", self._name_noref(n.value.id), n.attr))
+                        if type(n) is ast.Name:
+                            out.append(self._name_noref(n.id))
+                        elif type(n) is ast.Attribute and type(n.value) is ast.Name:
+                            out.append(("a", self._name_noref(n.value.id), n.attr))
         finally:
             self.loops = saved_loops
             self.noref -= 1
         return tuple(out[:64])
-
-    def _note_store(self, name: str, key: Any, enc: Enc) -> None:
-        """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry."""
-        if self.cur.get(name) or self.sc.kind == MODULE:
-            owner = self.sc
-        else:
-            owner = self.scopes[0]
-        owner.muts.setdefault(name, []).append((key, enc, self.sidx))
-
-    def _note_mutator(self, name: str, method: str, args: list[ast.expr],
-                      encs: list[Enc]) -> None:
-        if method in ("append", "add") and len(encs) == 1:
-            self._note_store(name, None, encs[0])
-        elif method == "insert" and len(encs) == 2:
-            self._note_store(name, None, encs[1])
-        elif method == "setdefault" and len(encs) == 2:
-            a0 = args[0]
-            key = a0.value if type(a0) is ast.Constant and type(a0.value) in (str, int) else None
-            self._note_store(name, key, encs[1])
-        elif method in ("extend", "update") and len(encs) == 1:
-            e = encs[0]
-            if e[0] == "sl":
-                for x in e[2]:
-                    self._note_store(name, None, x)
-            elif e[0] == "dl":
-                for k, v in zip(e[1], e[2], strict=False):
-                    self._note_store(name, k, v)
-            else:
-                self._note_store(name, None, ("it", e))
 
     # ---------------------------------------------------------------- scopes
     def push_scope(self, sc: Scope) -> tuple[Any, ...]:
@@ -459,17 +262,25 @@ class _Extractor:
         if self.lreach:
             sc.lreach = tuple(tuple(r) for r in self.lreach)
         if sc.cls >= 0:
-            sc.selfs = _self_sites(sc)
+            sc.selfs = self_sites(sc)
         _freeze(sc)
         (self.sc, self.sidx, self.cur, self.dead, self.asg, self.loops, self.selfname,
          self.temp, self.strs, self.cls_ctx, self.lreach, self.encs) = saved
 
     def block(self, stmts: list[ast.stmt]) -> None:
+        """Visit statements in order (``s_X`` handles ``ast.X``)."""
         table = _STMT
         for st in stmts:
             h = table.get(type(st))
             if h is not None:
                 h(self, st)
+
+    def ev(self, node: ast.expr) -> Enc:
+        """The encoding of an expression; its handler (``e_X``) records the sites in it."""
+        h = _EXPR.get(type(node))
+        if h is None:
+            return U
+        return h(self, node)
 
     # ------------------------------------------------------------- run
     def run(self, tree: ast.Module) -> PyFileFacts:
@@ -523,16 +334,6 @@ class _Extractor:
             self.ev(node.cause)
         self.dead = True
 
-    def s_Break(self, node: ast.Break) -> None:
-        if self.loops:
-            self.loops[-1].breaks.append(dict(self.cur))
-        self.dead = True
-
-    def s_Continue(self, node: ast.Continue) -> None:
-        if self.loops:
-            self.loops[-1].conts.append(dict(self.cur))
-        self.dead = True
-
     def s_Delete(self, node: ast.Delete) -> None:
         for t in node.targets:
             if type(t) is ast.Attribute:
@@ -548,14 +349,6 @@ class _Extractor:
 
     def s_Nonlocal(self, node: ast.Nonlocal) -> None:
         return
-
-    def s_Assert(self, node: ast.Assert) -> None:
-        narrow = self._isinstance_narrow(node.test)
-        self.ev(node.test)
-        if node.msg is not None:
-            self.ev(node.msg)
-        if narrow is not None:
-            self.bind_temp(narrow[0], narrow[1], node.lineno)
 
     def s_Assign(self, node: ast.Assign) -> None:
         value = node.value
@@ -600,11 +393,11 @@ class _Extractor:
     def s_AugAssign(self, node: ast.AugAssign) -> None:
         enc = self.ev(node.value)
         t = node.target
-        dunders = _BINOP_DUNDER.get(type(node.op))
+        dunders = BINOP_DUNDER.get(type(node.op))
         if dunders is not None and type(t) in (ast.Name, ast.Attribute):
             self.noref += 1
             try:
-                tenc = self.ev(t) if type(t) is ast.Attribute else self._name_noref(t.id)
+                tenc = self._name_noref(t.id) if type(t) is ast.Name else self.ev(t)
             finally:
                 self.noref -= 1
             self._op_site(node.lineno, tenc, "__i" + dunders[0][2:], 1, None, dunders[0])
@@ -717,158 +510,6 @@ class _Extractor:
                 self.noref -= 1
         return None
 
-    # ------------------------------------------------------- control flow
-    def _isinstance_narrow(self, test: ast.expr) -> tuple[str, Enc] | None:
-        if (type(test) is ast.Call and type(test.func) is ast.Name
-                and test.func.id == "isinstance" and len(test.args) == 2
-                and type(test.args[0]) is ast.Name):
-            target = test.args[0].id
-            cls = test.args[1]
-            self.noref += 1
-            try:
-                if type(cls) is ast.Tuple:
-                    encs = tuple(self.ev(e) for e in cls.elts)
-                else:
-                    encs = (self.ev(cls),)
-            finally:
-                self.noref -= 1
-            return target, ("isi", encs)
-        return None
-
-    def s_If(self, node: ast.If) -> None:
-        narrow = self._isinstance_narrow(node.test)
-        neg = None
-        if narrow is None and type(node.test) is ast.UnaryOp and type(node.test.op) is ast.Not:
-            neg = self._isinstance_narrow(node.test.operand)  # `if not isinstance(x, A):`
-        self.ev(node.test)
-        s0 = self.cur
-        outer = self.asg
-        self.cur = dict(s0)
-        self.asg = set()
-        self.dead = False
-        if narrow is not None:
-            nb = self.bind_temp(narrow[0], narrow[1], node.lineno)
-        self.block(node.body)
-        s1 = None if self.dead else self.cur
-        a1 = self.asg
-        if narrow is not None and s1 is not None and s1.get(narrow[0]) == (nb,):
-            prev = s0.get(narrow[0])
-            if prev:
-                s1[narrow[0]] = prev
-            else:
-                del s1[narrow[0]]
-        if node.orelse or (neg is not None and s1 is None):
-            self.cur = dict(s0)
-            self.asg = set()
-            self.dead = False
-            if neg is not None:
-                # the else path (and, after an early exit, the rest) has x: A
-                self.bind_temp(neg[0], neg[1], node.lineno)
-                self.asg.add(neg[0])
-            self.block(node.orelse)
-            s2 = None if self.dead else self.cur
-            a2 = self.asg
-            if neg is not None and s1 is not None and s2 is not None:
-                prev = s0.get(neg[0])
-                if prev:
-                    s2[neg[0]] = prev
-                else:
-                    s2.pop(neg[0], None)
-        elif (narrow is not None and s1 is None and self.sc.kind == FUNCTION
-              and s0.get(narrow[0])):
-            # `if isinstance(x, A): return ...`: the rest sees x without A's instances
-            self.cur = dict(s0)
-            self.bind_temp(narrow[0], ("nisi", ("n", narrow[0], s0[narrow[0]]), narrow[1][1]),
-                           node.lineno)
-            s2 = self.cur
-            a2 = {narrow[0]}
-        else:
-            s2 = s0
-            a2 = set()
-        names = a1 | a2
-        alive = [s for s in (s1, s2) if s is not None]
-        if alive:
-            self.cur = _merge(alive, names) if len(alive) > 1 else alive[0]
-            self.dead = False
-        else:
-            self.cur = dict(s0)
-            self.dead = True
-        outer |= names
-        self.asg = outer
-
-    def _loop_body(self, node: ast.For | ast.AsyncFor | ast.While,
-                   target: ast.expr | None, it: Enc | None) -> None:
-        sc = self.sc
-        frame = _Loop(len(sc.binds))
-        s0 = self.cur
-        outer = self.asg
-        self.loops.append(frame)
-        self.cur = dict(s0)
-        self.asg = set()
-        self.dead = False
-        if target is not None and it is not None:
-            self._bind_iter_target(target, it, node)
-        self.block(node.body)
-        self.loops.pop()
-        ends = [s0]
-        if not self.dead:
-            ends.append(self.cur)
-        ends.extend(frame.conts)
-        names = self.asg
-        # reads inside the loop also see bindings made later in the loop body
-        if frame.uses and len(sc.binds) > frame.start:
-            later: dict[str, list[int]] = {}
-            for bid in range(frame.start, len(sc.binds)):
-                later.setdefault(sc.binds[bid][0], []).append(bid)
-            table = self.lreach
-            for name, ridx in frame.uses:
-                more = later.get(name)
-                if more:
-                    reach = table[ridx]
-                    for b in more:
-                        if b not in reach and b not in self.temp:
-                            reach.append(b)
-        if self.loops:
-            self.loops[-1].uses.extend(frame.uses)
-        head = _merge(ends, names)
-        if node.orelse:
-            self.cur = head
-            self.dead = False
-            self.block(node.orelse)
-            exits = [] if self.dead else [self.cur]
-        else:
-            exits = [head]
-        exits.extend(frame.breaks)
-        names |= self.asg
-        if exits:
-            self.cur = _merge(exits, names)
-            self.dead = False
-        else:
-            self.cur = head
-            self.dead = True
-        outer |= names
-        self.asg = outer
-
-    def _bind_iter_target(self, target: ast.expr, it: Enc, stmt: ast.stmt) -> None:
-        if type(target) is ast.Name:
-            self.bind(target.id, ("it", it), stmt.lineno, stmt.lineno, B_OTHER)
-        elif (type(target) is ast.Tuple and len(target.elts) == 2 and it[0] == "c"
-              and len(it) > 2 and it[1][0] == "n" and it[1][1] == "enumerate"):
-            self.bind_target(target.elts[0], K_INT, stmt, B_OTHER)
-            self.bind_target(target.elts[1], ("it", it[2]), stmt, B_OTHER)
-        else:
-            self.bind_target(target, U, stmt, B_OTHER)
-
-    def s_For(self, node: ast.For | ast.AsyncFor) -> None:
-        it = self.ev(node.iter)
-        self.sc.calls.append((node.iter.lineno, it, 0, (), False, False, (),
-                              AITER if type(node) is ast.AsyncFor else ITER))
-        self._loop_body(node, node.target, it)
-
-    def s_While(self, node: ast.While) -> None:
-        self.ev(node.test)
-        self._loop_body(node, None, None)
-
     def s_With(self, node: ast.With | ast.AsyncWith) -> None:
         proto = AWITH if type(node) is ast.AsyncWith else WITH
         for item in node.items:
@@ -877,97 +518,6 @@ class _Extractor:
             if item.optional_vars is not None:
                 self.bind_target(item.optional_vars, ("en", v), node, B_OTHER)
         self.block(node.body)
-
-    def s_Try(self, node: ast.Try) -> None:
-        s0 = self.cur
-        outer = self.asg
-        self.cur = dict(s0)
-        self.asg = set()
-        self.dead = False
-        self.block(node.body)
-        body_dead = self.dead
-        sb = self.cur
-        names = self.asg
-        ends: list[dict[str, tuple[int, ...]]] = []
-        hstart = _merge([s0, sb], names)
-        for h in node.handlers:
-            self.cur = dict(hstart)
-            self.asg = set()
-            self.dead = False
-            types: tuple[Enc, ...] = ()
-            if h.type is not None:
-                self.noref += 1
-                try:
-                    if type(h.type) is ast.Tuple:
-                        types = tuple(self.ev(e) for e in h.type.elts)
-                    else:
-                        types = (self.ev(h.type),)
-                finally:
-                    self.noref -= 1
-            if h.name:
-                self.bind(h.name, ("isi", types) if types else U, h.lineno, h.lineno, B_OTHER)
-            self.block(h.body)
-            if not self.dead:
-                ends.append(self.cur)
-            names |= self.asg
-        if node.orelse:
-            self.cur = sb
-            self.asg = set()
-            self.dead = body_dead
-            self.block(node.orelse)
-            if not self.dead:
-                ends.append(self.cur)
-            names |= self.asg
-        elif not body_dead:
-            ends.append(sb)
-        if ends:
-            self.cur = _merge(ends, names)
-            self.dead = False
-        else:
-            self.cur = hstart
-            self.dead = True
-        if node.finalbody:
-            was_dead = self.dead
-            self.asg = set()
-            self.dead = False
-            self.block(node.finalbody)
-            names |= self.asg
-            self.dead = self.dead or was_dead
-        outer |= names
-        self.asg = outer
-
-    def s_Match(self, node: ast.Match) -> None:
-        self.ev(node.subject)
-        s0 = self.cur
-        outer = self.asg
-        ends = [s0]
-        names: set[str] = set()
-        for case in node.cases:
-            self.cur = dict(s0)
-            self.asg = set()
-            self.dead = False
-            self._pattern(case.pattern, node)
-            if case.guard is not None:
-                self.ev(case.guard)
-            self.block(case.body)
-            if not self.dead:
-                ends.append(self.cur)
-            names |= self.asg
-        self.cur = _merge(ends, names)
-        self.dead = False
-        outer |= names
-        self.asg = outer
-
-    def _pattern(self, p: ast.pattern, stmt: ast.stmt) -> None:
-        for sub in ast.walk(p):
-            if isinstance(sub, ast.MatchAs | ast.MatchStar) and sub.name:
-                self.bind(sub.name, U, stmt.lineno, stmt.lineno, B_OTHER)
-            elif isinstance(sub, ast.MatchMapping) and sub.rest:
-                self.bind(sub.rest, K_DICT, stmt.lineno, stmt.lineno, B_OTHER)
-            elif isinstance(sub, ast.MatchValue):
-                self.ev(sub.value)
-            elif isinstance(sub, ast.MatchClass):
-                self.ev(sub.cls)
 
     # ------------------------------------------------------------ imports
     def _abs_module(self, module: str | None, level: int) -> str | None:
@@ -1082,9 +632,9 @@ class _Extractor:
         args = node.args
         for d in args.defaults:
             self.ev(d)
-        for d in args.kw_defaults:
-            if d is not None:
-                self.ev(d)
+        for kd in args.kw_defaults:
+            if kd is not None:
+                self.ev(kd)
         is_static = bool(flags & F_STATICMETHOD)
         is_cm = bool(flags & F_CLASSMETHOD) or (in_class and name == "__new__")
         positional = [*args.posonlyargs, *args.args]
@@ -1110,8 +660,8 @@ class _Extractor:
                 if alts:
                     enc = ("an", (("seq", alts),), psidx, None)
             pencs.append((args.vararg.arg, enc))
-        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=False):
-            params.append((a.arg, P_KWONLY, d is not None))
+        for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+            params.append((a.arg, P_KWONLY, kd is not None))
             if a.annotation is not None:
                 alts = self.ann(a.annotation)
                 enc = ("an", alts, psidx, None) if alts else P
@@ -1221,334 +771,13 @@ class _Extractor:
         self.block(node.body)
         self.pop_scope(saved)
 
-    # ---------------------------------------------------------- annotations
-    def ann(self, node: ast.expr) -> tuple[Enc, ...]:
-        self.noref += 1
-        try:
-            return self._ann(node)
-        finally:
-            self.noref -= 1
-
-    def _ann(self, node: ast.expr) -> tuple[Enc, ...]:
-        t = type(node)
-        if t is ast.Name or t is ast.Attribute:
-            last = node.id if t is ast.Name else node.attr  # type: ignore[attr-defined]
-            if last in ("Any", "object", "Never", "NoReturn", "TypeVar"):
-                return ()
-            if last == "Self":
-                return (("self",),)
-            return (("t", self.ev(node)),)
-        if t is ast.Constant:
-            v = node.value  # type: ignore[attr-defined]
-            if v is None:
-                return (NONE,)
-            if type(v) is str:
-                try:
-                    sub = ast.parse(v.strip(), mode="eval").body
-                except (SyntaxError, ValueError):
-                    return ()
-                saved = (self.cur, self.loops)
-                self.cur, self.loops = {}, []
-                try:
-                    return self._ann(sub)
-                finally:
-                    self.cur, self.loops = saved
-            return ()
-        if t is ast.Subscript:
-            head_node = node.value  # type: ignore[attr-defined]
-            head = (head_node.id if type(head_node) is ast.Name else
-                    head_node.attr if type(head_node) is ast.Attribute else "")
-            sl = node.slice  # type: ignore[attr-defined]
-            items = sl.elts if type(sl) is ast.Tuple else [sl]
-            if head == "Optional":
-                return (*self._ann(items[0]), NONE)
-            if head == "Union":
-                out: tuple[Enc, ...] = ()
-                for it in items:
-                    out += self._ann(it)
-                return out
-            if head in _WRAPPER_NAMES:
-                return self._ann(items[0])
-            if head in ("Type", "type"):
-                inner = self._ann(items[0])
-                return (("type", inner),) if inner else ()
-            if head in ("tuple", "Tuple"):
-                if len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is ...:
-                    inner = self._ann(items[0])
-                    return (("seq", inner),) if inner else ()
-                return (("tup", tuple(self._ann(it) for it in items)),)
-            if head in _MAP_NAMES and len(items) == 2:
-                return (("map", self._ann(items[0]), self._ann(items[1])),)
-            if head in _SEQ_NAMES:
-                inner = self._ann(items[0])
-                return (("seq", inner),) if inner else ()
-            if head in _AWAIT_NAMES:
-                return self._ann(items[-1])
-            if head in ("Callable", "Literal", "Generic", "Protocol"):
-                return ()
-            if head:
-                return (("t", self.ev(head_node)),)
-            return ()
-        if t is ast.BinOp and isinstance(node.op, ast.BitOr):  # type: ignore[attr-defined]
-            return self._ann(node.left) + self._ann(node.right)  # type: ignore[attr-defined]
-        return ()
-
-    # ---------------------------------------------------------- expressions
-    def ev(self, node: ast.expr) -> Enc:
-        h = _EXPR.get(type(node))
-        if h is None:
-            return U
-        return h(self, node)
-
-    def e_Name(self, node: ast.Name) -> Enc:
-        name = node.id
-        reach = self.cur.get(name, ())
-        if self.loops:
-            ridx = len(self.lreach)
-            self.lreach.append(list(reach))
-            self.loops[-1].uses.append((name, ridx))
-            enc: Enc = ("n", name, ridx)
-        else:
-            key = (name, reach)
-            enc = self.encs.get(key)  # type: ignore[assignment]
-            if enc is None:
-                enc = self.encs[key] = ("n", name, reach)
-        if not self.noref and (not reach or self.sc.kind != FUNCTION):
-            self.sc.refs.append((node.lineno, enc, "r"))
-        return enc
-
-    def _name_noref(self, name: str) -> Enc:
-        reach = self.cur.get(name, ())
-        if self.loops:
-            ridx = len(self.lreach)
-            self.lreach.append(list(reach))
-            self.loops[-1].uses.append((name, ridx))
-            return ("n", name, ridx)
-        key = (name, reach)
-        enc = self.encs.get(key)
-        if enc is None:
-            enc = self.encs[key] = ("n", name, reach)
-        return enc
-
-    def _scope_names(self, sidx: int) -> set[str]:
-        """Names bound so far in an enclosing (still open) scope."""
-        return {b[0] for b in self.scopes[sidx].binds}
-
-    def reach_of(self, enc: Enc) -> Any:
-        """The binding ids of a name encoding (loop reads keep them in a side table)."""
-        r = enc[2]
-        return self.lreach[r] if type(r) is int else r
-
-    def e_Attribute(self, node: ast.Attribute) -> Enc:
-        value = node.value
-        if type(value) is ast.Name:
-            # a name used as a receiver: recorded as a "b" (base) read, which makes a use
-            # edge for a variable/constant but no reference edge to a class/function
-            base = self._name_noref(value.id)
-            if not self.noref and (not self.reach_of(base) or self.sc.kind != FUNCTION):
-                self.sc.refs.append((value.lineno, base, "b"))
-        else:
-            base = self.ev(value)
-        akey = (id(base), node.attr)
-        enc = self.encs.get(akey)  # type: ignore[assignment]
-        if enc is None or enc[1] is not base:
-            enc = self.encs[akey] = ("a", base, node.attr)
-        if not self.noref and base[0] != "k":
-            breach = self.reach_of(base) if base[0] == "n" else ()
-            if breach and self.sc.kind == FUNCTION:
-                binds = self.sc.binds
-                for b in breach:
-                    if binds[b][1] is not P and binds[b][1] is not U:
-                        self.sc.refs.append((node.lineno, enc, "r"))
-                        break
-                else:  # only an argument flow (argflow.py) can type the parameter
-                    if any(binds[b][1] is P for b in breach):
-                        self.sc.prefs.append((node.lineno, enc, "r"))
-            else:
-                self.sc.refs.append((node.lineno, enc, "r"))
-        return enc
-
-    def e_Constant(self, node: ast.Constant) -> Enc:
-        v = node.value
-        if type(v) is str:
-            if len(self.strs) < 64:
-                add_string_words(self.strs, v)
-            return K_STR
-        return _CONST_ENC.get(type(v), U)
-
-    def e_JoinedStr(self, node: ast.JoinedStr) -> Enc:
-        for v in node.values:
-            if type(v) is ast.Constant:
-                if len(self.strs) < 64 and type(v.value) is str:
-                    add_string_words(self.strs, v.value)
-            else:
-                self.ev(v)
-        return K_STR
-
-    def e_FormattedValue(self, node: ast.FormattedValue) -> Enc:
-        self.ev(node.value)
-        if node.format_spec is not None:
-            self.ev(node.format_spec)
-        return K_STR
-
-    def e_Subscript(self, node: ast.Subscript) -> Enc:
-        base = self.ev(node.value)
-        sl = node.slice
-        key = None
-        if type(sl) is ast.Constant and type(sl.value) in (str, int):
-            key = sl.value
-        elif (type(sl) is ast.UnaryOp and type(sl.op) is ast.USub
-              and type(sl.operand) is ast.Constant and type(sl.operand.value) is int):
-            key = -sl.operand.value
-        else:
-            self.ev(sl)
-        if base is GLOB and type(node.ctx) is ast.Load:
-            names = _site_names(sl)
-            self.sc.calls.append((node.lineno, ("sub", base, key), 0, (), False, False, (),
-                                  ("globals", key if type(key) is str else None, names)))
-        elif not self.noref:
-            self._op_site(node.lineno, base, "__getitem__", 1)
-        return ("sub", base, key)
-
-    def e_BinOp(self, node: ast.BinOp) -> Enc:
-        left = self.ev(node.left)
-        right = self.ev(node.right)
-        if left is K_STR and isinstance(node.op, ast.Mod | ast.Add):
-            return K_STR
-        dunders = _BINOP_DUNDER.get(type(node.op))
-        if dunders is None or self.noref:
-            return U
-        self._op_site(node.lineno, left, dunders[0], 1, right, dunders[1])
-        if self._maybe_instance(left) and not (left[0] == "c" and left[1][0] == "a"
-                                               and left[1][2] in _OP_RESULTS):
-            return ("c", ("a", left, dunders[0]))
-        return U  # (chained operators are not typed further: long "+" chains stay linear)
-
-    def e_BoolOp(self, node: ast.BoolOp) -> Enc:
-        return ("or", tuple(self.ev(v) for v in node.values))
-
-    def e_Compare(self, node: ast.Compare) -> Enc:
-        left = self.ev(node.left)
-        for op, c in zip(node.ops, node.comparators, strict=False):
-            right = self.ev(c)
-            t = type(op)
-            if t is ast.In or t is ast.NotIn:
-                self._op_site(node.lineno, right, "__contains__", 1)
-            else:
-                d = _CMP_DUNDER.get(t)
-                if d is not None:
-                    self._op_site(node.lineno, left, d[0], 1, right, d[1])
-            left = right
-        return K_BOOL
-
-    def e_UnaryOp(self, node: ast.UnaryOp) -> Enc:
-        v = self.ev(node.operand)
-        if isinstance(node.op, ast.Not):
-            return K_BOOL
-        if v[0] == "k":
-            return v
-        d = _UNARY_DUNDER.get(type(node.op))
-        if d is not None:
-            self._op_site(node.lineno, v, d, 0)
-        return U
-
-    def e_IfExp(self, node: ast.IfExp) -> Enc:
-        self.ev(node.test)
-        return ("or", (self.ev(node.body), self.ev(node.orelse)))
-
-    def e_List(self, node: ast.List) -> Enc:
-        return ("sl", "list", tuple(self.ev(e) for e in node.elts))
-
-    def e_Tuple(self, node: ast.Tuple) -> Enc:
-        return ("sl", "tuple", tuple(self.ev(e) for e in node.elts))
-
-    def e_Set(self, node: ast.Set) -> Enc:
-        return ("sl", "set", tuple(self.ev(e) for e in node.elts))
-
-    def e_Dict(self, node: ast.Dict) -> Enc:
-        keys: list[Any] = []
-        for k in node.keys:
-            if k is None:
-                keys.append(None)
-            elif type(k) is ast.Constant and type(k.value) is str:
-                if len(self.strs) < 64:
-                    add_string_words(self.strs, k.value)
-                keys.append(k.value)
-            elif type(k) is ast.Constant and type(k.value) is int:
-                keys.append(k.value)
-            else:
-                self.ev(k)
-                keys.append(None)
-        return ("dl", tuple(keys), tuple(self.ev(v) for v in node.values))
-
-    def e_Starred(self, node: ast.Starred) -> Enc:
-        self.ev(node.value)
-        return U
-
-    def e_Slice(self, node: ast.Slice) -> Enc:
-        for part in (node.lower, node.upper, node.step):
-            if part is not None:
-                self.ev(part)
-        return U
-
-    def e_Await(self, node: ast.Await) -> Enc:
-        return self.ev(node.value)
-
-    def e_Yield(self, node: ast.Yield | ast.YieldFrom) -> Enc:
-        self.sc.flags |= F_GENERATOR
-        if node.value is not None:
-            v = self.ev(node.value)
-            self.sc.yields.append(v if type(node) is ast.Yield else U)
-        return U
-
-    def e_NamedExpr(self, node: ast.NamedExpr) -> Enc:
-        v = self.ev(node.value)
-        self.bind(node.target.id, v, node.lineno, node.lineno, B_OTHER)
-        return v
-
-    def _comprehension(self, gens: list[ast.comprehension], elts: list[ast.expr]) -> list[Enc]:
-        saved: dict[str, tuple[int, ...] | None] = {}
-        for g in gens:
-            it = self.ev(g.iter)
-            for n in ast.walk(g.target):
-                if type(n) is ast.Name and n.id not in saved:
-                    saved[n.id] = self.cur.get(n.id)
-            if type(g.target) is ast.Name:
-                self.bind_temp(g.target.id, ("it", it), g.target.lineno)
-            else:
-                for n in ast.walk(g.target):
-                    if type(n) is ast.Name:
-                        self.bind_temp(n.id, U, n.lineno)
-            for cond in g.ifs:
-                self.ev(cond)
-        out = [self.ev(e) for e in elts]
-        for name, prev in saved.items():
-            if prev is None:
-                self.cur.pop(name, None)
-            else:
-                self.cur[name] = prev
-        return out
-
-    def e_ListComp(self, node: ast.ListComp) -> Enc:
-        return ("sl", "list", tuple(self._comprehension(node.generators, [node.elt])))
-
-    def e_SetComp(self, node: ast.SetComp) -> Enc:
-        return ("sl", "set", tuple(self._comprehension(node.generators, [node.elt])))
-
-    def e_GeneratorExp(self, node: ast.GeneratorExp) -> Enc:
-        return ("sl", "gen", tuple(self._comprehension(node.generators, [node.elt])))
-
-    def e_DictComp(self, node: ast.DictComp) -> Enc:
-        self._comprehension(node.generators, [node.key, node.value])
-        return K_DICT
-
     def e_Lambda(self, node: ast.Lambda) -> Enc:
         args = node.args
         for d in args.defaults:
             self.ev(d)
-        for d in args.kw_defaults:
-            if d is not None:
-                self.ev(d)
+        for kd in args.kw_defaults:
+            if kd is not None:
+                self.ev(kd)
         names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         if args.vararg:
             names.append(args.vararg.arg)
@@ -1578,160 +807,6 @@ class _Extractor:
         sc.returns.append(self.ev(node.body))
         self.pop_scope(saved)
         return enc
-
-    def e_Call(self, node: ast.Call) -> Enc:
-        func = node.func
-        ft = type(func)
-        special: Any = None
-        result: Enc | None = None
-        pending_prop = False
-        args = node.args
-        if ft is ast.Name:
-            fname = func.id
-            fenc = self._name_noref(fname)
-            if fname in _DYN_ATTR and len(args) >= 2:
-                obj = self.ev(args[0])
-                namearg = args[1]
-                if type(namearg) is ast.Constant and type(namearg.value) is str:
-                    aenc = ("a", obj, namearg.value)
-                    if fname == "getattr":
-                        self.sc.refs.append((node.lineno, aenc, "r"))
-                        result = aenc
-                    elif fname == "setattr":
-                        self.sc.refs.append((node.lineno, aenc, "w"))
-                else:
-                    special = ("getattr", None, _site_names(namearg))
-                    result = DYN
-                for a in args[1:]:
-                    self.ev(a)
-                for k in node.keywords:
-                    self.ev(k.value)
-                self.sc.calls.append((node.lineno, fenc, len(args), (), False, False, (),
-                                      special))
-                return result if result is not None else U
-            if fname in _EVAL:
-                special = ("eval", None, _site_names(args[0]) if args else ())
-                result = DYN
-            elif fname == "__import__":
-                special = self._importlib_special(args, node.lineno)
-                if special[1] is not None:
-                    result = ("imp", special[1].partition(".")[0])
-            elif fname == "import_module":
-                special = self._importlib_special(args, node.lineno)
-                if special[1] is not None:
-                    result = ("imp", special[1])
-            elif fname in _GLOBALS_FUNCS and (fname != "vars" or not args):
-                result = GLOB
-            elif fname == "super":
-                result = ("sup", self.cls_ctx)
-            elif fname == "property" and self.sc.kind == CLASS:
-                pending_prop = True
-            elif fname == "type" and len(args) == 1 and not node.keywords:
-                result = ("ctype", self.ev(args[0]))
-                self.sc.calls.append((node.lineno, fenc, 1, (), False, False, (), None))
-                return result
-            elif fname == "cast" and len(args) == 2:
-                alts = self.ann(args[0])
-                self.ev(args[1])
-                self.sc.calls.append((node.lineno, fenc, 2, (), False, False, (), None))
-                return ("an", alts, self.sidx, None) if alts else U
-        elif ft is ast.Attribute:
-            value = func.value
-            if type(value) is ast.Name:
-                base = self._name_noref(value.id)
-                if not self.noref and (not self.reach_of(base) or self.sc.kind != FUNCTION):
-                    self.sc.refs.append((value.lineno, base, "b"))
-            else:
-                base = self.ev(value)
-            akey = (id(base), func.attr)
-            fenc = self.encs.get(akey)
-            if fenc is None or fenc[1] is not base:
-                fenc = self.encs[akey] = ("a", base, func.attr)
-            if func.attr == "import_module" and base[0] == "n" and base[1] == "importlib":
-                special = self._importlib_special(args, node.lineno)
-                if special[1] is not None:
-                    result = ("imp", special[1])
-        else:
-            fenc = self.ev(func)
-        nargs = 0
-        star = False
-        fargs: list[tuple[Any, Enc]] = []
-        arg0: Enc = U
-        aencs: list[Enc] = []
-        for i, a in enumerate(args):
-            if type(a) is ast.Starred:
-                star = True
-                self.ev(a.value)
-                continue
-            e = self.ev(a)
-            aencs.append(e)
-            if i == 0:
-                arg0 = e
-            nargs += 1
-            if not star and e[0] in _VALUE_TAGS:
-                fargs.append((i, e))
-        kws: list[str] = []
-        kwencs: list[Enc] = []
-        dstar = False
-        for k in node.keywords:
-            e = self.ev(k.value)
-            kwencs.append(e)
-            if k.arg is None:
-                dstar = True
-            else:
-                kws.append(k.arg)
-                if e[0] in _VALUE_TAGS:
-                    fargs.append((k.arg, e))
-        kwt = tuple(sorted(kws))
-        self.sc.calls.append((node.lineno, fenc, nargs, kwt, star, dstar, tuple(fargs), special))
-        if (ft is ast.Attribute and func.attr in _MUTATORS and type(func.value) is ast.Name
-                and not star and not node.keywords):
-            self._note_mutator(func.value.id, func.attr, args, aencs)
-        freach = self.reach_of(fenc) if ft is ast.Name else ()
-        if freach and self.sc.kind == FUNCTION:
-            binds = self.sc.binds
-            if all(binds[b][4] == B_PARAM for b in freach):
-                self.sc.pcalls.setdefault(fenc[1], (nargs, kwt, star, dstar, self.sidx))
-        elif ft is ast.Name and self.sc.kind == FUNCTION and not freach:
-            # a closure calling a parameter of an enclosing function
-            s = self.sc.parent
-            while s > 0:
-                outer = self.scopes[s]
-                if outer.kind != FUNCTION:
-                    break
-                if any(p[0] == func.id for p in outer.params):
-                    outer.pcalls.setdefault(func.id, (nargs, kwt, star, dstar, self.sidx))
-                    break
-                if func.id in outer.byname or func.id in self._scope_names(s):
-                    break
-                s = outer.parent
-        if pending_prop:
-            fget = aencs[0] if aencs else U
-            fset = aencs[1] if len(aencs) > 1 else None
-            for k, e in zip(node.keywords, kwencs, strict=False):
-                if k.arg == "fget":
-                    fget = e
-                elif k.arg == "fset":
-                    fset = e
-            return ("prop", fget, fset)
-        if result is not None:
-            return result
-        if ft is ast.Name and nargs == 1 and not self.cur.get(func.id):
-            d = _BUILTIN_DUNDER.get(func.id)
-            if d is not None:
-                self._op_site(node.lineno, arg0, d, 0)
-        if ft is ast.Name and nargs and fenc[1] in _ARG0_FUNCS:
-            return ("c", fenc, arg0)
-        return ("c", fenc)
-
-    def _importlib_special(self, args: list[ast.expr], line: int) -> tuple[str, str | None,
-                                                                          tuple[str, ...]]:
-        if args and type(args[0]) is ast.Constant and type(args[0].value) is str:
-            lit = args[0].value
-            if lit and not lit.startswith("."):
-                self.imports.append((self.sidx, line, lit, None, None))
-                return ("importlib", lit, (lit,))
-        return ("importlib", None, _site_names(args[0]) if args else ())
 
     # -------------------------------------------------------------- finish
     def finish(self) -> PyFileFacts:
@@ -1801,12 +876,14 @@ class _Extractor:
 
 
 # dispatch tables (class-level functions, so the extractor holds no reference cycles and
-# is freed by reference counting while the cyclic GC is paused): s_X / e_X handle ast.X
+# is freed by reference counting while the cyclic GC is paused): s_X / e_X handle ast.X,
+# wherever in the extractor's classes they are defined
 def _table(prefix: str, aliases: dict[str, str]) -> dict[type, Any]:
     out: dict[type, Any] = {}
-    for name, fn in vars(_Extractor).items():
-        if name.startswith(prefix) and hasattr(ast, name[2:]):
-            out[getattr(ast, name[2:])] = fn
+    for klass in reversed(_Extractor.__mro__):
+        for name, fn in vars(klass).items():
+            if name.startswith(prefix) and hasattr(ast, name[2:]):
+                out[getattr(ast, name[2:])] = fn
     for node_name, handler in aliases.items():
         if hasattr(ast, node_name):
             out[getattr(ast, node_name)] = getattr(_Extractor, handler)
@@ -1834,51 +911,6 @@ def _looks_like_type(node: ast.expr) -> bool:
             type(x) is ast.Constant and x.value is None) or _looks_like_type(x)
             for x in (node.left, node.right))
     return False
-
-
-def _self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
-    """A method's ``self.x(...)``, ``cls.x``, ``super().x``, ``cls(...)`` calls and
-    ``self.x`` references: where a subclass instance may dispatch differently."""
-    calls = []
-    for i, site in enumerate(sc.calls):
-        enc = site[1]
-        if enc[0] == "a" or enc[0] == "n":
-            a = _self_attr(sc, enc)
-            if a is not None:
-                calls.append((a, i))
-    refs = []
-    for i, ref in enumerate(sc.refs):
-        enc = ref[1]
-        if enc[0] == "a":
-            a = _self_attr(sc, enc)
-            if a is not None:
-                refs.append((a, i))
-    return tuple(calls), tuple(refs)
-
-
-def _self_attr(sc: Scope, enc: Enc) -> str | None:
-    """The attribute ``enc`` looks up on the runtime class of ``self``/``cls``
-    (``__init__`` for ``cls(...)``), or None."""
-    if enc[0] == "a":
-        bt = enc[1][0]
-        if bt == "sup" or bt == "self" or bt == "clsp":
-            return str(enc[2])
-        if bt == "n" and _param_tag(sc, enc[1]) in ("self", "clsp"):
-            return str(enc[2])
-    elif _param_tag(sc, enc) == "clsp":
-        return "__init__"
-    return None
-
-
-def _param_tag(sc: Scope, enc: Enc) -> str | None:
-    """The encoding tag of the parameter a name read ``enc`` reads, if only that."""
-    reach = enc[2]
-    if type(reach) is int:
-        reach = sc.lreach[reach]
-    if len(reach) != 1:
-        return None
-    b = sc.binds[reach[0]]
-    return str(b[1][0]) if b[4] == B_PARAM else None
 
 
 def _freeze(sc: Scope) -> None:
@@ -1931,21 +963,6 @@ def _cut_header_slow(seg: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
-
-
-def _site_names(node: ast.AST) -> tuple[str, ...]:
-    """String literals in an expression, or failing that its identifiers."""
-    strs: list[str] = []
-    idents: list[str] = []
-    for n in ast.walk(node):
-        if type(n) is ast.Constant and type(n.value) is str and n.value:
-            strs.append(n.value)
-        elif type(n) is ast.Name:
-            idents.append(n.id)
-        elif type(n) is ast.Attribute:
-            idents.append(n.attr)
-    out = strs or idents
-    return tuple(dict.fromkeys(out))[:16]
 
 
 def extract_file(path: str, source: bytes, module: str, is_test: bool,

@@ -19,9 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-
-_BASE_EPOCH = 1704067200  # 2024-01-01T00:00:00Z
-_DAY = 86_400
+from git_dates import day
 
 
 def _env(date: str | None) -> dict[str, str]:
@@ -75,7 +73,7 @@ _clock = itertools.count(1)
 
 
 def _next_date() -> str:
-    return f"@{_BASE_EPOCH + next(_clock) * _DAY} +0000"
+    return day(next(_clock))
 
 
 def git_commit(

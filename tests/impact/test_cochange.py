@@ -6,14 +6,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from git_dates import day, epoch
 
 from impactlens.errors import BadInputError
 from impactlens.impact.cochange import co_change, cut_time, tokenize
 from impactlens.index.history import load_history, update_history
 from impactlens.index.store import Store
 from impactlens.settings import DEFAULT
-
-from .conftest import day, epoch
 
 FAR_FUTURE = epoch(10_000)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+from git_dates import day
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,8 +18,6 @@ from impactlens.bench.history import (
     mine_cases,
     summarize,
 )
-
-from .conftest import day
 
 A0 = (
     "def helper(x):\n"

@@ -4,7 +4,7 @@ the distance metric) walk: reverse imports, co-change alone, direct callers."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from impactlens.bench.history.results import MethodRun
@@ -33,29 +33,24 @@ class FileGraph:
                 self.importers.setdefault(b, set()).add(a)
 
     def distances_from(self, sources: Iterable[str]) -> dict[str, int]:
-        dist: dict[str, int] = {}
-        q: deque[str] = deque()
-        for s in sorted(set(sources)):
-            dist[s] = 0
-            q.append(s)
-        while q:
-            cur = q.popleft()
-            for nxt in sorted(self.adj.get(cur, ())):
-                if nxt not in dist:
-                    dist[nxt] = dist[cur] + 1
-                    q.append(nxt)
-        return dist
+        return _hops(sorted(set(sources)), self.adj)
 
     def import_closure(self, start: str) -> list[str]:
-        dist = {start: 0}
-        q = deque([start])
-        while q:
-            cur = q.popleft()
-            for nxt in sorted(self.importers.get(cur, ())):
-                if nxt not in dist:
-                    dist[nxt] = dist[cur] + 1
-                    q.append(nxt)
+        dist = _hops([start], self.importers)
         return [f for f, _ in sorted(dist.items(), key=lambda t: (t[1], t[0])) if f != start]
+
+
+def _hops(starts: Sequence[str], neighbours: Mapping[str, set[str]]) -> dict[str, int]:
+    """Breadth-first hop counts from ``starts`` (distance 0), neighbours in name order."""
+    dist = {s: 0 for s in starts}
+    q = deque(starts)
+    while q:
+        cur = q.popleft()
+        for nxt in sorted(neighbours.get(cur, ())):
+            if nxt not in dist:
+                dist[nxt] = dist[cur] + 1
+                q.append(nxt)
+    return dist
 
 
 def baseline_runs(store: Any, graph: FileGraph, seed_file: str, seed_entity: str,

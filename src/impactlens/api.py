@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from impactlens.change.inputs import ProposedChange, from_texts, parse_as_of, read_change
 from impactlens.errors import BadInputError, NotARepositoryError
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
@@ -19,12 +20,17 @@ from impactlens.index.store import Store, index_path
 from impactlens.model import (
     DEPENDENCIES,
     DEPENDENTS,
+    FileChange,
+    ImpactResult,
     IndexSummary,
     Node,
     UnresolvedSite,
     normalise_direction,
 )
 from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
+
+if TYPE_CHECKING:
+    from impactlens.run import Workspace
 
 __all__ = ["Project", "check_project", "repository_settings"]
 
@@ -41,8 +47,8 @@ def repository_settings(root: Path, base: Settings = DEFAULT) -> Settings:
 def check_project(root: Path) -> None:
     """Refuse a directory that is no project (not in git, no Python file), before an index
     (``.impactlens/``) is made there."""
-    from impactlens.change.git import is_repository
     from impactlens.index.discover import holds_python_files
+    from impactlens.index.git import is_repository
 
     if not is_repository(root) and not holds_python_files(root):
         raise NotARepositoryError(f"{root} is not a git repository and holds no Python files; "
@@ -126,12 +132,7 @@ class Project:
         return self.store.unresolved_sites()
 
     def module_of(self, path: str) -> str:
-        rec = self.store.file_record(path)
-        if rec is not None:
-            return rec.module
-        from impactlens.index.discover import module_name
-
-        return module_name(self.root, path)
+        return queries.module_of(self.store, self.root, path)
 
     def read_file(self, path: str) -> str | None:
         """Current text of a repository file (``None`` when absent or unreadable)."""
@@ -144,110 +145,70 @@ class Project:
     # Change-impact analysis (impactlens.impact), slicing (impactlens.pdg) and history
     # (impactlens.index.history) add their methods below, each delegating to its package.
 
-    # --- change impact (impactlens.change → impactlens.impact) ---------------
-    def proposed_change(self, **change: Any) -> Any:
+    # --- change impact (impactlens.run) ------------------------------------
+    def workspace(self) -> Workspace:
+        """What one analysis reads: the root, the settings and the open index."""
+        from impactlens.run import Workspace  # the pipeline (numpy, BM25): loaded when used
+
+        return Workspace(self.root, self.settings, self.store)
+
+    def proposed_change(self, **change: Any) -> ProposedChange:
         """The proposed edit, without analyzing it. Keywords (by precedence):
         ``before=FILE, after=FILE[, path=REPO_PATH]`` | ``diff=TEXT[, diff_source=NAME]`` |
         ``rev="A..B"|"SHA"`` | nothing (the working tree vs HEAD); plus ``task=TEXT`` and
         ``as_of=DATE`` (ISO date/datetime, ``@EPOCH`` or epoch int)."""
-        from impactlens.change.analysis import read_change
+        return read_change(self.root, **change)
 
-        return read_change(self, **change)
-
-    def analyze(self, change: Any = None, *, refresh: bool = True, **opts: Any) -> Any:
+    def analyze(self, change: ProposedChange | None = None, *, refresh: bool = True,
+                **opts: Any) -> ImpactResult:
         """Impact of a proposed edit (a ``ProposedChange``, or the keywords of
         :meth:`proposed_change`) as an ``ImpactResult``; the index is refreshed first."""
-        from impactlens.change.analysis import analyze
-
         if refresh:
             self.refresh()
         if change is None:
             change = self.proposed_change(**opts)
-        return analyze(self, change)
+        from impactlens import run
+
+        return run.analyze(self.workspace(), change)
 
     def analyze_before_after(
         self, path: str, before: str | None, after: str | None, *, task: str = "",
         as_of: str | int | None = None, refresh: bool = True,
-    ) -> Any:
+    ) -> ImpactResult:
         """Impact of replacing file ``path``'s text ``before`` by ``after`` (``None`` = the
         file is absent on that side), without touching the disk."""
-        from impactlens.change.inputs import from_texts, parse_as_of
-
         change = from_texts(self.root, path, before, after, task=task, as_of=parse_as_of(as_of))
         return self.analyze(change, refresh=refresh)
 
-    def retired(self, files: Sequence[Any], at: str | None = None
-                ) -> dict[str, tuple[str, ...]]:
-        """The library files that mention an identifier the edit ``files`` (``FileChange``s)
-        removed the last mention of: ``{path: identifiers}`` (impact/retired.py). The other
-        files are read from the work tree, or from commit ``at`` (a past change's base)."""
-        from impactlens.impact.retired import (
-            project_modules,
-            retired_partners,
-            retired_partners_at,
-        )
+    def tests_for_change(self, change: ProposedChange | None = None, **opts: Any) -> list[str]:
+        """The targeted validation set (pytest node ids) of a proposed edit."""
+        return list(self.analyze(change, **opts).validate)
 
-        store = self.store
-        paths = [r.path for r in store.files()]
-        in_project = project_modules(store.module_paths())
-        if at is not None:
-            return retired_partners_at(self.root, at, files, paths, in_project, self.settings)
-        return retired_partners(self.root, files, paths, in_project, self.settings)
+    def retired(self, files: Sequence[FileChange], at: str | None = None
+                ) -> dict[str, tuple[str, ...]]:
+        """:func:`impactlens.run.retired`: the files mentioning what the edit stopped
+        mentioning (read from the work tree, or from commit ``at``)."""
+        from impactlens import run
+
+        return run.retired(self.workspace(), files, at)
 
     def task_named(self, task: str, edited_files: Iterable[str], at: str | None = None
                    ) -> dict[str, tuple[tuple[str, str], ...]]:
-        """The library files (not ``edited_files``) defining a class, function, method or
-        module-level binding ``task`` names as code, or that are the module it names:
-        ``{path: ((definition or module id, name), …)}`` (impact/tasknamed.py). With ``at``
-        (a past change's base) only what that commit's tree has too is kept: the index
-        knows the work tree's."""
-        from impactlens.change import git
-        from impactlens.impact.tasknamed import defined_names, task_named
+        """:func:`impactlens.run.task_named`: the files defining what ``task`` names."""
+        from impactlens import run
 
-        found = task_named(self.store.nodes_named, task, edited_files, self.settings)
-        if at is None or not found:
-            return found
-        texts = git.blobs(self.root, [git.spec(at, p) for p in found])
-        then = {p: defined_names(blob.decode("utf-8", "replace"))
-                for p in found if (blob := texts.get(git.spec(at, p))) is not None}
-        # a module named is kept when the base has its file; a definition, when it has that
-        kept = {p: tuple(d for d in defs if d[0] == self.module_of(p) or d[1] in then[p])
-                for p, defs in found.items() if p in then}
-        return {p: defs for p, defs in kept.items() if defs}
-
-    def tests_for_change(self, change: Any = None, **opts: Any) -> list[str]:
-        """The targeted validation set (pytest node ids) of a proposed edit."""
-        return list(self.analyze(change, **opts).validate)
+        return run.task_named(self.workspace(), task, edited_files, at)
 
     def co_change(
         self, edited_files: Iterable[str], task: str = "", as_of: object = None,
         symbols: Mapping[str, Iterable[str]] | None = None, *, as_indexed: bool = True,
     ) -> tuple[dict[str, list[tuple[str, float]]], str]:
-        """§3.4 co-change partners of each edited file from commits authored strictly before
-        ``as_of`` (``None`` = now; epoch, ``datetime`` or ISO date), weighted by the BM25
-        relevance of each commit message to ``task`` and, when ``symbols`` names the edited
-        definitions per file, by whether a commit touched them. Files are named as the
-        indexed tree names them (``as_indexed``; a file renamed since the cut under its
-        new name), or as at the cut (a past commit's files, for ``--rev``). Returns
-        ``({file: [(partner, score)]}, note)``; the note says when the channel is empty
-        and why."""
-        from impactlens.impact.cochange import co_change, cut_time
-        from impactlens.index.history import history_state, load_history
+        """:func:`impactlens.run.co_change`: co-change partners of each edited file from
+        the commits before ``as_of``, with a note saying when the channel is empty."""
+        from impactlens import run
 
-        cut = cut_time(as_of)
-        store = self.store
-        state = history_state(store, news=False)  # the same answer however often run
-        # the commits after the cut lend their renames only, and only to the indexed tree
-        history = load_history(store, before=None if as_indexed else cut)
-        later = [c for c in history if c.author_time >= cut]
-        result = co_change(
-            history, edited_files, task=task, cut=cut,
-            settings=self.settings, exists=lambda p: store.file_record(p) is not None,
-            symbols=symbols, renamed_since=later, undated=as_of is None,
-        )
-        if not state:
-            state = "history: not mined yet (run `impactlens index`); co-change channel empty"
-        return result.as_dict(), f"{state}; {result.note}"
+        return run.co_change(self.workspace(), edited_files, task, as_of, symbols,
+                             as_indexed=as_indexed)
 
     def record_tests(self, pytest_args: Sequence[str] = (), *, lines: bool = True
                      ) -> tuple[int, dict[str, Any] | None]:

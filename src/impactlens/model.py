@@ -9,6 +9,7 @@ unit). Impact walks therefore go *against* edges (reverse / upstream).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -209,6 +210,38 @@ class GraphView(Protocol):
     def out_edges(self, node_id: str, kinds: frozenset[EdgeKind] | None = None) -> list[Edge]: ...
 
     def unresolved_sites(self) -> list[UnresolvedSite]: ...
+
+
+class IndexGraph(GraphView, Protocol):
+    """The graph queries beyond :class:`GraphView` that the index answers from its tables
+    (the store, and every view over it)."""
+
+    def unresolved_sites_where(
+        self, *, reasons: Iterable[str] = (), words: Iterable[str] = (),
+        files: Iterable[str] = (), external: bool = True,
+    ) -> list[UnresolvedSite]:
+        """Sites with one of ``reasons``, in one of ``files``, or whose text or names
+        mention one of ``words``; ``external=False`` leaves out sites resolving outside."""
+        ...
+
+    def unresolved_in_file(self, path: str) -> list[UnresolvedSite]: ...
+
+    def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
+        """Files whose resolution consulted any of ``modules`` (dotted names, or ``/path``)."""
+        ...
+
+
+class SourceTree(Protocol):
+    """The files of a tree as texts: what a stage reads beyond the edit, handed to it (the
+    work tree: :class:`impactlens.index.worktree.WorkTree`)."""
+
+    def text_files(self) -> Iterable[str]:
+        """Every file of the tree (repository-relative POSIX paths)."""
+        ...
+
+    def text(self, path: str) -> str | None:
+        """``path``'s text when it is a readable text file of code size, else ``None``."""
+        ...
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 from mcp import ClientSession
 from serve.test_mcp_server import run_session
 
-from impactlens.impact.tokens import count_tokens
+from impactlens.impact.token_count import count_tokens
 from impactlens.settings import DEFAULT
 
 from .hub import HELPER_EDITED, all_test_ids, hub_files

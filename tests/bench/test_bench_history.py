@@ -275,7 +275,7 @@ def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, cap
                                                     "retired", "named", "siblings"}
     assert list((tmp_path / "cache").rglob("*.json"))  # outcomes cached per (commit, seed)
     assert root.joinpath("pkg/a.py").read_text().count("def f(x, k)") == 1  # repo untouched
-    from impactlens.change import git as gitcmd
+    from impactlens.index import git as gitcmd
 
     assert gitcmd.run(root, "worktree", "list").count("\n") == 1  # temporary worktree gone
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from impactlens.change import git as g
 from impactlens.change.inputs import (
     decode_source,
     from_before_after,
@@ -18,6 +17,7 @@ from impactlens.change.inputs import (
     repo_path,
 )
 from impactlens.errors import BadInputError, NotARepositoryError
+from impactlens.index import git as g
 
 BASE = {
     "pkg/__init__.py": "",

@@ -384,21 +384,23 @@ DYNAMIC = {
     ("def op_b(x):\n    return -x\n", "def op_b(x):\n    return x\n"),
 ])
 def test_prefiltered_unresolved_sites_give_the_same_result(make_repo, old, new):
-    from impactlens.change.analysis import before_graph, relevant_unresolved
+    from impactlens.change.sites import relevant_unresolved
     from impactlens.impact.pipeline import run_pipeline
+    from impactlens.run import before_graph
 
     root = make_repo(DYNAMIC)
     edit(root, "dyn/ops.py", old, new)
     with Project(root) as p:
         p.index()
         change = p.proposed_change(as_of=0)
-        graph = before_graph(p, change)
+        graph = before_graph(p.workspace(), change)
         full = run_pipeline(graph, change.files, module_of=p.module_of,
                             unresolved=p.store.unresolved_sites(), settings=p.settings)
         some = run_pipeline(graph, change.files, module_of=p.module_of,
-                            unresolved=relevant_unresolved(p, graph, change),
+                            unresolved=relevant_unresolved(graph, change.files, p.module_of),
                             settings=p.settings)
-        assert len(relevant_unresolved(p, graph, change)) <= len(p.store.unresolved_sites())
+        assert (len(relevant_unresolved(graph, change.files, p.module_of))
+                <= len(p.store.unresolved_sites()))
     assert full.impact_json() == some.impact_json()
 
 

@@ -1,4 +1,4 @@
-"""A small dict-backed :class:`impactlens.model.GraphView` for stage tests.
+"""A small dict-backed :class:`impactlens.model.IndexGraph` for stage tests.
 
 It is a real implementation of the protocol (the same queries, the same ordering
 as the SQLite store), just held in memory so a test can state its graph in a few
@@ -13,6 +13,7 @@ lines::
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from impactlens.index.python.tokens import ident_tokens
 from impactlens.model import (
@@ -131,6 +132,17 @@ class Graph:
 
     def unresolved_sites(self) -> list[UnresolvedSite]:
         return sorted(self.sites, key=lambda u: (u.file, u.line, u.scope, u.text))
+
+    # ----------------------------------------------------------- IndexGraph
+    def unresolved_sites_where(self, **_query: object) -> list[UnresolvedSite]:
+        return self.unresolved_sites()  # the query asks for a superset: every site is one
+
+    def unresolved_in_file(self, path: str) -> list[UnresolvedSite]:
+        return [u for u in self.unresolved_sites() if u.file == path]
+
+    def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
+        # no read keys recorded here: every file may have read them (the safe superset)
+        return {n.file for n in self.nodes.values() if n.file}
 
 
 def module_of(path: str) -> str:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from git_dates import day, epoch
 
+from impactlens.change.inputs import cut_time
 from impactlens.errors import BadInputError
-from impactlens.impact.cochange import co_change, cut_time, tokenize
+from impactlens.impact.cochange import co_change, tokenize
 from impactlens.index.history import load_history, update_history
 from impactlens.index.store import Store
 from impactlens.settings import DEFAULT

@@ -8,7 +8,7 @@ import re
 from impact.graphs import Graph, module_of
 from impactlens.impact.dag import cause_label, edge_label
 from impactlens.impact.pipeline import run_pipeline
-from impactlens.impact.tokens import count_tokens
+from impactlens.impact.token_count import count_tokens
 from impactlens.model import AtomicChange, ChangeType, EdgeKind, FileChange
 from impactlens.settings import DEFAULT
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from impactlens.impact.statements import touched_statements
 from impactlens.impact.unread import UnreadAttributes
+from impactlens.index.worktree import WorkTree
 
 NAMES = ["alpha", "beta", "gamma", "delta"]
 tests = st.sets(st.sampled_from(NAMES), min_size=1, max_size=2)
@@ -78,7 +79,7 @@ def test_a_lookup_the_edit_changes_ran_a_touched_line(
     else:
         edited.insert(data.draw(st.integers(0, len(branches))), new)
     before, after = module(bound, late, branches), module(bound, late, edited)
-    present = UnreadAttributes(Path("/nonexistent"), {"m.py": after},
+    present = UnreadAttributes(WorkTree(Path("/nonexistent")), {"m.py": after},
                                {"m.py": before}).module_names("m.py")
     assert present == bound  # bound after the hook is defined: not always there
     (b_hook, offset), (a_hook, _) = hook(before), hook(after)

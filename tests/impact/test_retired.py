@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from impact.graphs import Graph
 from impactlens.api import Project
 from impactlens.impact.retired import project_modules, retired_names, retired_partners
+from impactlens.index.worktree import WorkTree
 from impactlens.model import Bucket, FileChange
 from impactlens.settings import DEFAULT
 
@@ -133,12 +134,12 @@ def test_partners_are_library_files_naming_a_rare_retired_identifier(tmp_path):
     }
     write(tmp_path, files)
     change = [FileChange("pkg/views.py", BEFORE, AFTER)]
-    got = retired_partners(tmp_path, change, files, in_pkg)
+    got = retired_partners(WorkTree(tmp_path), change, files, in_pkg)
     assert got == {"pkg/codes.py": ("HTTP_STATUS_CODES",),
                    "pkg/response.py": ("HTTP_STATUS_CODES",),
                    "pkg/routing.py": ("root_path",)}
     # an identifier more files mention than the cap says nothing
-    capped = retired_partners(tmp_path, change, files, in_pkg,
+    capped = retired_partners(WorkTree(tmp_path), change, files, in_pkg,
                               DEFAULT.replace(retired_max_files=1))
     assert capped == {"pkg/routing.py": ("root_path",)}
 
@@ -235,8 +236,8 @@ def test_a_past_commit_reads_the_other_files_from_its_base(make_repo, git_commit
 
 
 def test_git_grep_in_a_commit_finds_what_the_disk_scan_finds(make_repo):
-    from impactlens.change import git
-    from impactlens.impact.retired import retired_partners_at
+    from impactlens.impact.retired import partners_in_matches, retired_patterns
+    from impactlens.index import git
 
     files = {
         "pkg/views.py": BEFORE,
@@ -251,8 +252,9 @@ def test_git_grep_in_a_commit_finds_what_the_disk_scan_finds(make_repo):
     change = [FileChange("pkg/views.py", BEFORE, AFTER)]
     for cap in (0, 1, 2, 5):
         s = DEFAULT.replace(retired_max_files=cap)
-        disk = retired_partners(root, change, files, in_pkg, s)
-        assert retired_partners_at(root, head, change, files, in_pkg, s) == disk
+        disk = retired_partners(WorkTree(root), change, files, in_pkg, s)
+        found = git.grep_words(root, head, retired_patterns(change, in_pkg), "*.py")
+        assert partners_in_matches(change, files, found, in_pkg, s) == disk
     assert disk["pkg/codes.py"] == ("HTTP_STATUS_CODES",)
     assert disk["pkg/c.py"] == ("root_path",) and "pkg/d.py" not in disk  # quoted only
 
@@ -286,7 +288,8 @@ def test_partners_match_a_plain_count_of_whole_word_mentions(tmp_path_factory, b
     write(root, files)
     retired = ["alpha_one", "beta_two", "gamma", "delta_x"]
     change = [FileChange("pkg/edited.py", "y = " + " + ".join(retired) + "\n", "y = 1\n")]
-    got = retired_partners(root, change, files, settings=DEFAULT.replace(retired_max_files=cap))
+    got = retired_partners(WorkTree(root), change, files,
+                           settings=DEFAULT.replace(retired_max_files=cap))
     want: dict[str, list[str]] = {}
     for name in retired:
         hits = [p for p, t in sorted(files.items()) if re.search(rf"\b{name}\b", t)]

@@ -9,6 +9,7 @@ import pytest
 
 from impactlens.api import Project
 from impactlens.impact.unread import UnreadAttributes
+from impactlens.index.worktree import WorkTree
 
 FRAME = (
     "class Frame:\n"
@@ -29,7 +30,7 @@ def unread_of(make_repo: Callable[..., Path], files: Mapping[str, str],
     repo = make_repo({"app/__init__.py": "", "tests/test_frame.py": TESTS, **files})
     project = Project(repo)
     project.index()
-    return UnreadAttributes(repo, edited or {}).of_method(project.store, method)
+    return UnreadAttributes(WorkTree(repo), edited or {}).of_method(project.store, method)
 
 
 def test_an_attribute_no_text_mentions_is_unread(make_repo: Callable[..., Path]) -> None:
@@ -105,7 +106,7 @@ PACKAGE = (
 
 def test_a_modules_hook_never_runs_for_the_names_it_always_binds_first(
         tmp_path: Path) -> None:
-    names = UnreadAttributes(tmp_path, {"app/__init__.py": PACKAGE}).module_names(
+    names = UnreadAttributes(WorkTree(tmp_path), {"app/__init__.py": PACKAGE}).module_names(
         "app/__init__.py")
     # not `fast` (the try may not bind it), not LATE (bound after the hook), not `*`
     assert names == {"os", "helper", "other", "CONST", "A", "B"}
@@ -128,14 +129,14 @@ def test_a_name_something_may_delete_is_not_always_there(
     for path, body in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(body)
-    names = UnreadAttributes(tmp_path, {}).module_names("app/__init__.py")
+    names = UnreadAttributes(WorkTree(tmp_path), {}).module_names("app/__init__.py")
     assert "helper" not in names and "CONST" in names
 
 
 def test_a_module_that_edits_its_namespace_or_has_no_hook_has_none(tmp_path: Path) -> None:
     edited = {"a.py": PACKAGE + "globals()['x'] = 1\n", "b.py": "import os\n",
               "c.py": PACKAGE + "sys.modules[__name__].__dict__.clear()\n"}
-    reader = UnreadAttributes(tmp_path, edited)
+    reader = UnreadAttributes(WorkTree(tmp_path), edited)
     assert reader.module_names("a.py") == frozenset()
     assert reader.module_names("b.py") == frozenset()
     assert reader.module_names("c.py") == frozenset()
@@ -143,7 +144,7 @@ def test_a_module_that_edits_its_namespace_or_has_no_hook_has_none(tmp_path: Pat
 
 def test_a_module_named_globals_is_not_its_namespace(tmp_path: Path) -> None:
     text = "from .globals import current as current\n\n\ndef __getattr__(name):\n    pass\n"
-    names = UnreadAttributes(tmp_path, {"a.py": text}).module_names("a.py")
+    names = UnreadAttributes(WorkTree(tmp_path), {"a.py": text}).module_names("a.py")
     assert names == {"current"}
 
 
@@ -153,13 +154,13 @@ def test_a_name_the_edit_binds_or_unbinds_is_not_always_there(tmp_path: Path) ->
     after = after.replace("from .util import helper as helper, other\n",
                           "from .util import other\n")
     path = "app/__init__.py"
-    names = UnreadAttributes(tmp_path, {path: after}, {path: PACKAGE}).module_names(path)
+    names = UnreadAttributes(WorkTree(tmp_path), {path: after}, {path: PACKAGE}).module_names(path)
     assert "late" not in names and "helper" not in names and "other" in names
-    assert "late" in UnreadAttributes(tmp_path, {path: after}).module_names(path)
+    assert "late" in UnreadAttributes(WorkTree(tmp_path), {path: after}).module_names(path)
 
 
 def test_a_before_text_that_does_not_parse_leaves_no_name_always_there(tmp_path: Path) -> None:
     path = "app/__init__.py"
     for broken in ("def f(:\n", "x = 1\0\n"):  # a syntax error; a null byte (ValueError)
-        reader = UnreadAttributes(tmp_path, {path: PACKAGE}, {path: broken})
+        reader = UnreadAttributes(WorkTree(tmp_path), {path: PACKAGE}, {path: broken})
         assert reader.module_names(path) == frozenset()

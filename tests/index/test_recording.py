@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from impactlens.api import Project
-from impactlens.impact.recorded import RECORDED, STARTUP, SUBPROCESS
+from impactlens.impact.observed import RECORDED, STARTUP, SUBPROCESS
 from impactlens.index.recording import IMPORT_TIME, code_nodes
 from impactlens.index.store import Store, index_path
 from impactlens.model import Node, NodeKind

@@ -10,7 +10,13 @@ and what is left out is counted in ``omitted``.
 
 from impactlens.answer.build import Answer, TestFile, build_answer
 from impactlens.answer.fit import Cut, fit, full_cut
-from impactlens.answer.json_out import answer_json, budgeted_json, json_text, page
+from impactlens.answer.json_out import (
+    answer_json,
+    budgeted_json,
+    impact_json_text,
+    json_text,
+    page,
+)
 
 __all__ = ["Answer", "Cut", "TestFile", "answer_json", "budgeted_json", "build_answer", "fit",
-           "full_cut", "json_text", "page"]
+           "full_cut", "impact_json_text", "json_text", "page"]

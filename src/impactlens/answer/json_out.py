@@ -11,10 +11,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from impactlens.answer.build import Answer
+from impactlens.answer.build import Answer, build_answer
 from impactlens.answer.fit import ORDER, Cut, fit, full_cut, omitted
-from impactlens.impact.tokens import count_tokens
-from impactlens.model import DagNode, ImpactDag
+from impactlens.impact.token_count import count_tokens
+from impactlens.model import DagNode, ImpactDag, ImpactResult
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["answer_json", "budgeted_json", "json_text", "page"]
@@ -132,3 +132,9 @@ def page(answer: Answer, offset: int, size: Callable[[Cut, Cut], int], budget: i
     start, cut = window(lo)
     end = offset + lo
     return start, cut, end if end < total else None
+
+
+def impact_json_text(result: ImpactResult, settings: Settings = DEFAULT, *,
+                     detail: bool = False) -> str:
+    """``impact.json``: the answer within its token budget (whole with ``detail``)."""
+    return json_text(budgeted_json(build_answer(result), settings, detail=detail))

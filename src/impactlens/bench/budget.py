@@ -29,7 +29,7 @@ from rich.console import Console
 from impactlens.bench import at_least
 from impactlens.bench.history import Case, is_source, mine_cases, stage_predictions, worktree
 from impactlens.bench.metrics import fmt, mean, percentile, recall_at_k
-from impactlens.change import git as gitcmd
+from impactlens.index import git as gitcmd
 from impactlens.settings import DEFAULT, Settings, override
 
 KS = (1, 3, 5)
@@ -79,7 +79,7 @@ def measure(result: Any, change: Any, seed_file: str, settings: Settings) -> dic
     """Each surface's sizes and the files it shows, rendered as a user gets them."""
     from impactlens.answer import answer_json, budgeted_json, build_answer, full_cut, json_text
     from impactlens.answer.text import markdown, markdown_cut, print_terminal, terminal_cut
-    from impactlens.impact.tokens import count_tokens
+    from impactlens.impact.token_count import count_tokens
     from impactlens.serve.mcp_server import analyze_result
 
     def tokens(text: str) -> int:

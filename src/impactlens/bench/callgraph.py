@@ -51,6 +51,7 @@ from typing import Any
 from impactlens.bench import at_least
 from impactlens.bench.metrics import Score, fmt, macro, micro, score_sets
 from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.index import git
 
 __all__ = [
     "CATEGORIES",
@@ -297,13 +298,8 @@ def _copy_sources(case: Case, dest: Path) -> Path:
 
 def _git_init(root: Path) -> None:
     """Make the copy a committed git work tree (the indexer may list files via git)."""
-    git = shutil.which("git")
-    if git is None:
-        return
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}
-    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "case", "--no-gpg-sign"]):
-        subprocess.run([git, *cmd], cwd=root, env=env, capture_output=True, check=False)
+    with contextlib.suppress(git.GitError):  # no git: the indexer walks the directory
+        git.init_and_commit(root, "case")
 
 
 def _run_child(cmd: list[str], cwd: Path, timeout: float,

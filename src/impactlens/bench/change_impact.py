@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.bench.metrics import Score, fmt, micro, ratio, score_sets
-from impactlens.change import git
+from impactlens.index import git
 from impactlens.index.discover import is_test_file
 
 __all__ = ["CaseResult", "load_cases", "main", "run_case", "summarize"]

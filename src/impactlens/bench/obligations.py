@@ -21,7 +21,7 @@ from typing import Any
 
 from impactlens.bench import at_least
 from impactlens.bench.history import Case, mine_cases, worktree
-from impactlens.change import git as gitcmd
+from impactlens.index import git as gitcmd
 from impactlens.model import FileChange
 from impactlens.settings import DEFAULT
 
@@ -29,7 +29,7 @@ from impactlens.settings import DEFAULT
 def case_flags(repo: Path, case: Case) -> list[dict[str, Any]]:
     """The flags of each changed file of ``case``, applied alone at the parent."""
     from impactlens.api import Project
-    from impactlens.change.written import edit_uses
+    from impactlens.change.edit_uses import edit_uses
     from impactlens.impact.classify import classify
     from impactlens.impact.siblings import sibling_entries
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from impactlens.bench import at_least
 from impactlens.bench.metrics import percentile
-from impactlens.change import git
+from impactlens.index import git
 
 GraphRows = dict[str, set[tuple[Any, ...]]]
 

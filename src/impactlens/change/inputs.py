@@ -7,7 +7,7 @@ against its first parent) and, by default, the working tree against ``HEAD``
 :class:`ProposedChange`: the before/after text of every touched Python file, the
 task text for co-change ranking, and the change date used as the anti-leakage cut.
 
-All git access goes through :mod:`impactlens.change.git`.
+All git access goes through :mod:`impactlens.index.git`.
 """
 
 from __future__ import annotations
@@ -19,16 +19,17 @@ import time
 import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from impactlens.change import git
 from impactlens.errors import BadInputError
+from impactlens.index import git
 from impactlens.model import FileChange
 
 __all__ = [
     "ProposedChange",
+    "cut_time",
     "decode_source",
     "from_before_after",
     "from_diff",
@@ -36,6 +37,7 @@ __all__ = [
     "from_texts",
     "from_worktree",
     "parse_as_of",
+    "read_change",
     "repo_path",
 ]
 
@@ -126,13 +128,38 @@ def _read_worktree(root: Path, path: str) -> str | None:
 
 
 def parse_as_of(value: str | int | float | datetime | date | None) -> int | None:
-    """``--as-of`` → epoch seconds (``None``/empty: not given); read by
-    :func:`impactlens.impact.cochange.cut_time`."""
+    """``--as-of`` → epoch seconds (``None``/empty: not given); read by :func:`cut_time`."""
     if value is None or value == "":
         return None
-    from impactlens.impact.cochange import cut_time  # numpy-backed BM25: imported when needed
-
     return cut_time(value)
+
+
+def cut_time(as_of: object = None) -> int:
+    """The anti-leakage cut as epoch seconds: ``None`` = now; an int/float epoch; a
+    ``datetime``/``date`` (naive = UTC); or text: ``@EPOCH``, a bare 9–11 digit epoch,
+    ``YYYY-MM-DD`` or ISO 8601 (naive = UTC). The one reader of ``--as-of``."""
+    if as_of is None:
+        return int(time.time())
+    if isinstance(as_of, bool):
+        raise BadInputError(f"--as-of: not a date: {as_of!r}")
+    if isinstance(as_of, int | float):
+        return int(as_of)
+    if isinstance(as_of, datetime):
+        dt = as_of if as_of.tzinfo else as_of.replace(tzinfo=UTC)
+        return int(dt.timestamp())
+    if isinstance(as_of, date):
+        return int(datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC).timestamp())
+    text = str(as_of).strip()
+    if re.fullmatch(r"@-?\d+|\d{9,11}", text):
+        return int(text.lstrip("@"))
+    try:
+        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInputError(
+            f"--as-of: cannot read {text!r} as a date (use YYYY-MM-DD, ISO 8601, @EPOCH or "
+            "an epoch in seconds)"
+        ) from None
+    return cut_time(dt)
 
 
 def _finish(
@@ -186,18 +213,8 @@ def from_before_after(
         except OSError as exc:
             raise BadInputError(f"{p}: cannot read {label} file ({exc.strerror})") from None
         texts.append(decode_source(str(p), data))
-    if path is not None:
-        rel = repo_path(root, path, what="--path")  # repo-relative (or absolute inside it)
-    else:
-        rel = None
-        for p in (a_path, b_path):
-            if p.is_relative_to(root):
-                rel = p.relative_to(root).as_posix()
-                break
-        if rel is None:
-            raise BadInputError(
-                f"{a_path}: not inside the repository {root}; name the file with --path"
-            )
+    rel = (repo_path(root, path, what="--path") if path is not None  # relative or inside
+           else _inside(root, a_path, b_path))
     if not is_python(rel):
         raise BadInputError(f"{rel}: not a Python file (.py)")
     return _finish(
@@ -208,6 +225,14 @@ def from_before_after(
         as_of=int(time.time()) if as_of is None else as_of, dated=as_of is not None,
         base=_head_or_none(root) if git.is_repository(root) else None,
     )
+
+
+def _inside(root: Path, after: Path, before: Path) -> str:
+    """The repository path of the after (else the before) file, which must be inside."""
+    for p in (after, before):
+        if p.is_relative_to(root):
+            return p.relative_to(root).as_posix()
+    raise BadInputError(f"{after}: not inside the repository {root}; name the file with --path")
 
 
 def from_texts(
@@ -595,3 +620,33 @@ def from_worktree(
         base=head,
         other=other,
     )
+
+
+def read_change(
+    root: Path,
+    *,
+    before: str | Path | None = None,
+    after: str | Path | None = None,
+    path: str | None = None,
+    diff: str | bytes | None = None,
+    diff_source: str = "diff",
+    rev: str | None = None,
+    task: str | None = None,
+    as_of: str | int | None = None,
+    cwd: Path | None = None,
+) -> ProposedChange:
+    """The proposed change, in order of precedence: before/after, diff, rev, working tree."""
+    cut = parse_as_of(as_of)
+    if before is not None or after is not None:
+        if before is None or after is None:
+            raise BadInputError("--before and --after go together: give both files")
+        return from_before_after(
+            root, before, after, path=path, task=task or "", as_of=cut, cwd=cwd
+        )
+    if path is not None:
+        raise BadInputError("--path names the file of a --before/--after pair; give those too")
+    if diff is not None:
+        return from_diff(root, diff, source=diff_source, task=task or "", as_of=cut)
+    if rev is not None:
+        return from_rev(root, rev, task=task, as_of=cut)
+    return from_worktree(root, task=task or "", as_of=cut)

@@ -136,7 +136,7 @@ def analyze_cmd(
     left out is counted and --all (reports) or --detail (JSON) shows it. `impactlens
     tests` always lists every test to run.
     """
-    from impactlens.change.analysis import write_outputs
+    from impactlens.run import write_outputs
 
     if as_json:
         fmt = "json"
@@ -256,8 +256,8 @@ def _demo_dir(keep: str | None) -> tuple[Path, Path | None]:
 @click.option("--all", "show_all", is_flag=True, help="Show every entry, uncut.")
 def demo_cmd(keep: str | None, fmt: str, show_all: bool) -> None:
     """Analyze a sample edit on the bundled example shop: no setup needed."""
-    from impactlens.change import git
-    from impactlens.change.analysis import write_outputs
+    from impactlens.index import git
+    from impactlens.run import write_outputs
 
     src = _example_dir()
     repo, remove = _demo_dir(keep)

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from impactlens.impact.graphcache import cached
-from impactlens.model import Batch, EdgeKind, GraphView
+from impactlens.model import Batch, EdgeKind, IndexGraph
 from impactlens.settings import DEFAULT, Settings
 
 HARD_KINDS = frozenset(EdgeKind)  # call/import/inherit/override/instantiate/use/contains/tests
 
 
-def components(graph: GraphView, nodes: Sequence[str],
+def components(graph: IndexGraph, nodes: Sequence[str],
                links: Iterable[tuple[str, str]] = ()) -> list[set[str]]:
     """Connected components of ``nodes`` under hard edges between them (undirected);
     ``links`` are extra hard connections (a walk member and the node that admitted it)."""
@@ -49,7 +49,7 @@ def components(graph: GraphView, nodes: Sequence[str],
     return list(groups.values())
 
 
-def batches(graph: GraphView, seeds: Sequence[str], members: Mapping[str, int],
+def batches(graph: IndexGraph, seeds: Sequence[str], members: Mapping[str, int],
             settings: Settings = DEFAULT,
             links: Iterable[tuple[str, str]] = ()) -> tuple[list[Batch], int]:
     """Batches of ``seeds`` (distance 0, in order) ∪ ``members`` (entity → distance).

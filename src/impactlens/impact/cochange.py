@@ -74,22 +74,20 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
 from rank_bm25 import BM25Okapi
 
-from impactlens.errors import BadInputError
 from impactlens.impact.classify import classify
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["CoChange", "co_change", "cut_time", "edited_symbols", "tokenize"]
+__all__ = ["CoChange", "co_change", "edited_symbols", "tokenize"]
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _STOP_WORDS = (
@@ -126,34 +124,6 @@ def tokenize(text: str) -> list[str]:
             tok = tok[:-1]
         out.append(tok)
     return out
-
-
-def cut_time(as_of: object = None) -> int:
-    """The anti-leakage cut as epoch seconds: ``None`` = now; an int/float epoch; a
-    ``datetime``/``date`` (naive = UTC); or text: ``@EPOCH``, a bare 9–11 digit epoch,
-    ``YYYY-MM-DD`` or ISO 8601 (naive = UTC). The one reader of ``--as-of``."""
-    if as_of is None:
-        return int(time.time())
-    if isinstance(as_of, bool):
-        raise BadInputError(f"--as-of: not a date: {as_of!r}")
-    if isinstance(as_of, int | float):
-        return int(as_of)
-    if isinstance(as_of, datetime):
-        dt = as_of if as_of.tzinfo else as_of.replace(tzinfo=UTC)
-        return int(dt.timestamp())
-    if isinstance(as_of, date):
-        return int(datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC).timestamp())
-    text = str(as_of).strip()
-    if re.fullmatch(r"@-?\d+|\d{9,11}", text):
-        return int(text.lstrip("@"))
-    try:
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadInputError(
-            f"--as-of: cannot read {text!r} as a date (use YYYY-MM-DD, ISO 8601, @EPOCH or "
-            "an epoch in seconds)"
-        ) from None
-    return cut_time(dt)
 
 
 @dataclass(frozen=True, slots=True)

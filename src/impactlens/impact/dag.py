@@ -18,15 +18,15 @@ import json
 from collections.abc import Mapping, Sequence
 
 from impactlens.impact.graphcache import cached
-from impactlens.impact.tokens import count_tokens
+from impactlens.impact.token_count import count_tokens
 from impactlens.model import (
     AtomicChange,
     Batch,
     ChangeType,
     DagEdge,
     DagNode,
-    GraphView,
     ImpactDag,
+    IndexGraph,
     TestImpact,
     Triage,
     WalkResult,
@@ -99,7 +99,7 @@ def _cut(sig: str, limit: int) -> str:
 
 
 def build_dag(
-    graph: GraphView,
+    graph: IndexGraph,
     walks: Sequence[tuple[AtomicChange, WalkResult, str]],
     tests: Sequence[Sequence[TestImpact]],
     triage: Triage,

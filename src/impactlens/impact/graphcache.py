@@ -1,4 +1,4 @@
-"""A per-run memo over a :class:`~impactlens.model.GraphView`, with batched reads.
+"""A per-run memo over an :class:`~impactlens.model.IndexGraph`, with batched reads.
 
 The stages ask the graph the same small questions many times (a node's kind and
 parent, a node's callers) and, level by level, for many nodes at once. On the
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from impactlens.model import Edge, EdgeKind, GraphView, Node, UnresolvedSite
+from impactlens.model import Edge, EdgeKind, IndexGraph, Node, UnresolvedSite
 
 _ALL = frozenset(EdgeKind)
 
 
-def cached(graph: GraphView) -> CachedGraph:
+def cached(graph: IndexGraph) -> CachedGraph:
     """``graph`` itself when it already is a :class:`CachedGraph`, else a new one."""
     return graph if isinstance(graph, CachedGraph) else CachedGraph(graph)
 
@@ -34,9 +34,9 @@ def _has(graph: object, name: str) -> bool:
 
 
 class CachedGraph:
-    """Memoizing, batching :class:`GraphView` over ``graph`` (for one analysis run)."""
+    """Memoizing, batching :class:`IndexGraph` over ``graph`` (for one analysis run)."""
 
-    def __init__(self, graph: GraphView) -> None:
+    def __init__(self, graph: IndexGraph) -> None:
         self.graph = graph
         self._batch_nodes = _has(graph, "nodes")
         self._batch_in = _has(graph, "in_edges_many")
@@ -49,6 +49,20 @@ class CachedGraph:
 
     def __getattr__(self, name: str) -> Any:  # other queries: the wrapped graph's answer
         return getattr(self.graph, name)
+
+    # ------------------------------------------------- index queries, not memoized
+    def unresolved_sites_where(
+        self, *, reasons: Iterable[str] = (), words: Iterable[str] = (),
+        files: Iterable[str] = (), external: bool = True,
+    ) -> list[UnresolvedSite]:
+        return self.graph.unresolved_sites_where(reasons=reasons, words=words, files=files,
+                                                 external=external)
+
+    def unresolved_in_file(self, path: str) -> list[UnresolvedSite]:
+        return self.graph.unresolved_in_file(path)
+
+    def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
+        return self.graph.dependents_of_modules(modules)
 
     # ---------------------------------------------------------------- nodes
     def node(self, node_id: str) -> Node | None:

@@ -161,11 +161,10 @@ def find_hidden(
     regs = registries(graph, seed)
     readers = {e.src for r in sorted(regs) for e in graph.in_edges(r, _USE)} - regs
     sites = list(unresolved)
-    in_file = getattr(graph, "unresolved_in_file", None)
-    if readers and callable(in_file):  # a registry's readers may sit anywhere: fetch them
+    if readers:  # a registry's readers may sit anywhere: fetch them
         files = {n.file for n in graph.nodes(readers).values()}
         for f in sorted(files):
-            sites += [u for u in in_file(f) if u.scope in readers]
+            sites += [u for u in graph.unresolved_in_file(f) if u.scope in readers]
 
     file_module: dict[str, str] = {}
 
@@ -249,13 +248,13 @@ def promote(tri: Triage, hidden: Sequence[UnanalyzableHit],
     low: list[TriageEntry] = []
     raised: list[TriageEntry] = []
     for e in tri.low_risk:
-        h = by_scope.get(e.entity)
-        if h is None:
+        hit = by_scope.get(e.entity)
+        if hit is None:
             low.append(e)
             continue
         raised.append(TriageEntry(
-            e.entity, e.file, e.conf, e.reason + f"; {unresolved_words(h.reason)} at "
-            f"{h.file}:{h.line} may reach {h.affects} (static analysis cannot follow it)",
+            e.entity, e.file, e.conf, e.reason + f"; {unresolved_words(hit.reason)} at "
+            f"{hit.file}:{hit.line} may reach {hit.affects} (static analysis cannot follow it)",
             Bucket.MAY, e.distance, e.hard))
     may = triage_stage.sort_entries([*tri.may_impact, *raised])
     return Triage(tri.must_inspect, tuple(may), tuple(low))

@@ -8,7 +8,6 @@ built. Pure and deterministic: the graph is only read.
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -18,14 +17,15 @@ from impactlens.impact.classify import cap_changes, classify
 from impactlens.impact.dag import build_dag
 from impactlens.impact.graphcache import cached
 from impactlens.impact.hidden import find_hidden, promote, test_sources
+from impactlens.impact.observed import RecordedTests
 from impactlens.impact.rank import rank
-from impactlens.impact.recorded import RecordedTests
 from impactlens.impact.relations import select_relations
 from impactlens.impact.siblings import sibling_entries
 from impactlens.impact.tasknamed import task_named_entries
 from impactlens.impact.taskrel import relevances
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
 from impactlens.impact.walk import walk
+from impactlens.linediff import changed_lines
 from impactlens.model import (
     AtomicChange,
     Bucket,
@@ -35,6 +35,7 @@ from impactlens.model import (
     FileChange,
     GraphView,
     ImpactResult,
+    IndexGraph,
     MissingName,
     RelationSet,
     Triage,
@@ -44,10 +45,10 @@ from impactlens.model import (
 )
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["FileChange", "changed_lines", "run_pipeline"]
+__all__ = ["FileChange", "run_pipeline"]
 
 def run_pipeline(
-    graph: GraphView,
+    graph: IndexGraph,
     changes: Sequence[FileChange],
     *,
     module_of: Callable[[str], str],
@@ -202,24 +203,6 @@ def graph_id(graph: GraphView, change: AtomicChange, module: str) -> str:
         if graph.node(candidate) is not None:
             return candidate
     return change.entity
-
-
-def changed_lines(before: str | None, after: str | None
-                  ) -> tuple[frozenset[int], frozenset[int]]:
-    """(lines of ``before`` the edit removed or replaced, lines of ``after`` it wrote),
-    1-based; a side that is absent has none, a side facing an absent one is all changed."""
-    a = before.splitlines() if before is not None else []
-    b = after.splitlines() if after is not None else []
-    if before is None or after is None:
-        return frozenset(range(1, len(a) + 1)), frozenset(range(1, len(b) + 1))
-    old: set[int] = set()
-    new: set[int] = set()
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag != "equal":
-            old.update(range(i1 + 1, i2 + 1))
-            new.update(range(j1 + 1, j2 + 1))
-    return frozenset(old), frozenset(new)
 
 
 def _co_change(raw: Mapping[str, Sequence[tuple[str, float]]],

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from impactlens.impact.graphcache import cached
 from impactlens.index.python.tokens import ident_tokens
-from impactlens.model import GraphView, Node, RankedMember, TestImpact, WalkResult
+from impactlens.model import IndexGraph, Node, RankedMember, TestImpact, WalkResult
 from impactlens.settings import DEFAULT, Settings
 
 _NONWORD = re.compile(r"[^0-9A-Za-z_]+")  # "::", "/", "[", spaces … become "." boundaries
@@ -63,7 +63,7 @@ def lex(a: Tokens, seed: Tokens, settings: Settings = DEFAULT) -> float:
 
 
 def rank(
-    graph: GraphView,
+    graph: IndexGraph,
     seed: str,
     seed_signature: str,
     result: WalkResult,

@@ -19,7 +19,7 @@ from impactlens.model import (
     ChangeType,
     Edge,
     EdgeKind,
-    GraphView,
+    IndexGraph,
     NodeKind,
     Relation,
     RelationSet,
@@ -166,7 +166,7 @@ def alpha_equivalent(before: str | None, after: str | None) -> bool:
 class _Nodes:
     """Kind/parent look-ups over a (cached) graph."""
 
-    def __init__(self, graph: GraphView) -> None:
+    def __init__(self, graph: IndexGraph) -> None:
         self.graph = cached(graph)
 
     def info(self, node_id: str) -> tuple[NodeKind | None, str | None]:
@@ -357,11 +357,7 @@ def binding_users(nodes: _Nodes, module: str, local: str) -> list[tuple[str, Edg
     first = local.split(".", 1)[0]
     targets = sorted({e.dst for e in g.out_edges(module, _IMPORT)
                       if _import_names(e)[1] == first})
-    deps_of = getattr(g, "dependents_of_modules", None)
-    try:
-        through = set(deps_of([module])) if callable(deps_of) else None
-    except Exception:  # a graph that cannot say: keep every re-importer (conservative)
-        through = None
+    through = g.dependents_of_modules([module])
     mod = g.node(module)
     own_file = mod.file if mod is not None else None
     out: list[tuple[str, Edge]] = []
@@ -372,7 +368,7 @@ def binding_users(nodes: _Nodes, module: str, local: str) -> list[tuple[str, Edg
                     continue
                 if _import_names(e)[0].rsplit(".", 1)[-1] != t.rsplit(".", 1)[-1]:
                     continue
-                if through is not None and e.file not in through:
+                if e.file not in through:
                     continue
                 out.append((e.src, e))
             elif e.src.startswith(module + "."):

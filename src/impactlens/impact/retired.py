@@ -34,16 +34,25 @@ import builtins
 import keyword
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from pathlib import Path
 
-from impactlens.fileio import parse_python, read_code_text
+from impactlens.fileio import parse_python
 from impactlens.index.discover import is_source
-from impactlens.model import FileChange
+from impactlens.model import FileChange, SourceTree
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["COMMON_NAMES", "MIN_LENGTH", "TYPE_METHODS", "project_modules", "retired_names",
-           "retired_partners", "retired_partners_at", "retired_reason", "retired_terms",
-           "top_level_names"]
+__all__ = [
+    "COMMON_NAMES",
+    "MIN_LENGTH",
+    "TYPE_METHODS",
+    "partners_in_matches",
+    "project_modules",
+    "retired_names",
+    "retired_partners",
+    "retired_patterns",
+    "retired_reason",
+    "retired_terms",
+    "top_level_names",
+]
 
 MIN_LENGTH = 4  # `key`, `app`, `obj`: too short to tie two files together
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
@@ -86,12 +95,12 @@ def retired_terms(before: str | None, after: str | None,
             and (n not in TYPE_METHODS or n in own)}
 
 
-def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[str],
+def retired_partners(tree: SourceTree, changes: Sequence[FileChange], paths: Iterable[str],
                      in_project: Callable[[str], bool] = lambda _m: True,
                      settings: Settings = DEFAULT) -> dict[str, tuple[str, ...]]:
     """``{file: retired identifiers it mentions}`` over ``paths`` (the project's files, read
-    from the work tree at ``root``; the edited files and anything not library source left
-    out), keeping the identifiers at most ``settings.retired_max_files`` files mention."""
+    from ``tree``; the edited files and anything not library source left out), keeping the
+    identifiers at most ``settings.retired_max_files`` files mention."""
     names = _retired(changes, in_project)
     if not names:
         return {}
@@ -104,7 +113,7 @@ def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[
     for path in _candidates(paths, changes):
         if not active:
             break
-        text = read_code_text(root / path)
+        text = tree.text(path)
         if text is None:
             continue
         for n in [n for n, word in active.items() if n in text and word.search(text)]:
@@ -114,28 +123,25 @@ def retired_partners(root: Path, changes: Sequence[FileChange], paths: Iterable[
     return _by_file(seen, settings)
 
 
-def retired_partners_at(root: Path, commit: str, changes: Sequence[FileChange],
-                        paths: Iterable[str],
+def retired_patterns(changes: Sequence[FileChange],
+                     in_project: Callable[[str], bool] = lambda _m: True) -> list[str]:
+    """The fixed strings to search the other files for, as whole words: each retired
+    identifier, quoted both ways when the edited file spelled it only as a string."""
+    return [p for n, quoted in sorted(_retired(changes, in_project).items())
+            for p in ((f'"{n}"', f"'{n}'") if quoted else (n,))]
+
+
+def partners_in_matches(changes: Sequence[FileChange], paths: Iterable[str],
+                        matches: Iterable[tuple[str, str]],
                         in_project: Callable[[str], bool] = lambda _m: True,
                         settings: Settings = DEFAULT) -> dict[str, tuple[str, ...]]:
-    """:func:`retired_partners` with the other files as they are in ``commit`` (a past
-    change's base: the files it did not edit are the same there as after it), found by
-    ``git grep`` in that commit's tree."""
-    from impactlens.change import git
-
+    """:func:`retired_partners` from a search already made: ``matches`` are (file, matched
+    text) of :func:`retired_patterns` in the other files (a past change's base, searched
+    with ``git grep``: the files it did not edit are the same there as after it)."""
     names = _retired(changes, in_project)
-    if not names:
-        return {}
     wanted = set(_candidates(paths, changes))
-    patterns = [p for n, quoted in sorted(names.items())
-                for p in ((f'"{n}"', f"'{n}'") if quoted else (n,))]
-    out = git.run(root, "grep", "-o", "-w", "-F", "-I", "-z", "--no-color",
-                  *(a for p in patterns for a in ("-e", p)), commit, "--", "*.py",
-                  ok_codes=(0, 1))
-    seen: dict[str, set[str]] = {n: set() for n in names}  # `-o`: a line per match
-    for line in out.splitlines():
-        where, _, match = line.partition("\0")
-        path = where[len(commit) + 1:]
+    seen: dict[str, set[str]] = {n: set() for n in names}
+    for path, match in matches:
         name = match.strip("'\"")
         if name in seen and path in wanted and (match != name) == names[name]:
             seen[name].add(path)

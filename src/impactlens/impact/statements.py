@@ -149,7 +149,8 @@ def touched_statements(before_src: str, after_src: str, unread: Unread | None = 
             continue
         lo, hi = (i1 + 1, i2) if i2 > i1 else (i1, i1)
         block = _enclosing(b_compounds, lo, hi, indent)
-        if _in_nested_body(block, i1, i2, b_lines):
+        if (isinstance(block, ast.FunctionDef | ast.AsyncFunctionDef)
+                and _in_nested_body(block, i1, i2, b_lines)):
             lines.update(_nested_lines(block, i1, indent, b_lines))
             continue
         prev = None if resumable else _previous(block or before, i1, indent, b_lines)
@@ -363,12 +364,11 @@ def _code_lines(src: str) -> list[str]:
     return [line for line in src.splitlines() if _is_code(line)]
 
 
-def _in_nested_body(block: ast.stmt | None, i1: int, i2: int, text: Sequence[str]) -> bool:
+def _in_nested_body(block: ast.FunctionDef | ast.AsyncFunctionDef, i1: int, i2: int,
+                    text: Sequence[str]) -> bool:
     """Whether a hunk (0-based ``[i1, i2)`` of the before text) lies in the body of ``block``,
     a function nested in the edited one — not on its ``def`` line or signature, which run
     when the enclosing function runs."""
-    if not isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
     first = block.body[0].lineno  # 1-based; a docstring counts: it is below the signature
     if i2 > i1:
         return i1 + 1 >= first

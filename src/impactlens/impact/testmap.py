@@ -32,7 +32,7 @@ from impactlens.impact.graphcache import CachedGraph, cached
 from impactlens.model import (
     AtomicChange,
     EdgeKind,
-    GraphView,
+    IndexGraph,
     Node,
     NodeKind,
     TestImpact,
@@ -64,9 +64,9 @@ _TOUCH = frozenset({_K.TESTS, _K.CALL, _K.INSTANTIATE})
 
 
 class _Memo:
-    """Per-search memo of node look-ups (kind, module) over a (cached) GraphView."""
+    """Per-search memo of node look-ups (kind, module) over a (cached) IndexGraph."""
 
-    def __init__(self, graph: GraphView) -> None:
+    def __init__(self, graph: IndexGraph) -> None:
         self.graph = cached(graph)
         self._module: dict[str, str | None] = {}
         self._tests: dict[str, list[str]] = {}
@@ -158,7 +158,7 @@ class _Memo:
         return got
 
 
-def tests_for(graph: GraphView, sources: Iterable[str],
+def tests_for(graph: IndexGraph, sources: Iterable[str],
               settings: Settings = DEFAULT, *, seed: str | None = "",
               hidden: Iterable[str] = (), hidden_edge: str = "CALLS") -> dict[str, _Hit]:
     """Affected tests of ``sources`` with their confidence (all, before the threshold).
@@ -265,7 +265,7 @@ def tests_for(graph: GraphView, sources: Iterable[str],
     return best
 
 
-def tests_importing(graph: GraphView, modules: Iterable[str]) -> set[str]:
+def tests_importing(graph: IndexGraph, modules: Iterable[str]) -> set[str]:
     """Tests defined in ``modules`` or in a module importing one of them, directly or through
     other modules' top-level imports: the tests a module's import-time code can affect."""
     memo = _Memo(graph)
@@ -311,7 +311,7 @@ def _import_time_tests(memo: _Memo, modules: dict[str, tuple[float, str]]
     return out
 
 
-def change_tests(graph: GraphView, change: AtomicChange, result: WalkResult, seed: str,
+def change_tests(graph: IndexGraph, change: AtomicChange, result: WalkResult, seed: str,
                  settings: Settings = DEFAULT, *, include_seed: bool = True,
                  hidden: Sequence[str] = ()) -> list[TestImpact]:
     """Affected tests of one atomic change (confidence ≥ ``test_map_min``), best first.
@@ -343,7 +343,7 @@ def _selected(change: AtomicChange, hits: dict[str, _Hit],
     return sorted(out, key=lambda t: (-t.conf, t.test_id))
 
 
-def added_tests(graph: GraphView, change: AtomicChange, module: str,
+def added_tests(graph: IndexGraph, change: AtomicChange, module: str,
                 settings: Settings = DEFAULT) -> list[TestImpact]:
     """Tests an added node runs although nothing references it yet (§3.5: paths from the
     changed file). A module-level statement (an import, a binding) runs whenever the
@@ -416,7 +416,7 @@ def merge_test_map(per_change: Iterable[Sequence[TestImpact]],
     return sorted(kept, key=lambda t: (t.file, -t.conf, t.test_id))
 
 
-def test_map(graph: GraphView, walks: Sequence[tuple[AtomicChange, WalkResult, str]],
+def test_map(graph: IndexGraph, walks: Sequence[tuple[AtomicChange, WalkResult, str]],
              settings: Settings = DEFAULT) -> list[TestImpact]:
     """``change_tests`` of every ``(change, walk, seed graph id)``, merged."""
     return merge_test_map(

@@ -46,7 +46,7 @@ from impactlens.model import (
     ChangeType,
     Edge,
     EdgeKind,
-    GraphView,
+    IndexGraph,
     MissingName,
     Node,
     NodeKind,
@@ -377,7 +377,7 @@ def bucket_for(*, walked: bool, hard: bool, distance: int, verdict: str, lex: fl
     return (Bucket.MAY if may else Bucket.LOW), conf
 
 
-def dependent_files(graph: GraphView | None, seed: str, settings: Settings) -> frozenset[str]:
+def dependent_files(graph: IndexGraph | None, seed: str, settings: Settings) -> frozenset[str]:
     """Files holding a direct reference to the changed entity (a call, import, use,
     instantiation, subclass or override of it): its 1-hop structural dependents."""
     if graph is None or settings.cochange_proximity == 0 or "walk" not in settings.channels:
@@ -385,7 +385,7 @@ def dependent_files(graph: GraphView | None, seed: str, settings: Settings) -> f
     return frozenset(e.file for e in graph.in_edges(seed))
 
 
-def sole_caller_file(graph: GraphView | None, seed: str, own_file: str,
+def sole_caller_file(graph: IndexGraph | None, seed: str, own_file: str,
                      settings: Settings = DEFAULT) -> str | None:
     """The one library file other than ``own_file`` whose code calls ``seed``; None when
     no file or several do (tests, docs and examples not counted). A function that only
@@ -416,7 +416,7 @@ def triage(
     tests: Sequence[TestImpact] = (),
     *,
     edited: Mapping[str, frozenset[int]] | None = None,
-    graph: GraphView | None = None,
+    graph: IndexGraph | None = None,
     settings: Settings = DEFAULT,
 ) -> list[TriageEntry]:
     """Triage entries of one atomic change (all buckets), ordered bucket, conf desc.
@@ -472,11 +472,11 @@ def triage(
     return sort_entries(out)
 
 
-def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Iterable[str],
+def forward_entries(graph: IndexGraph, calls: Iterable[Edge], edited_files: Iterable[str],
                     settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MUST-INSPECT for each function the edit now calls with arguments its current
     signature does not accept (``calls``: the call edges at the lines the edit wrote,
-    change/written.py) — the callee must change too, or the call is wrong. Callees in the
+    change/edit_uses.py) — the callee must change too, or the call is wrong. Callees in the
     edited files are left out (the edit already changes them), as are uncheckable sites
     and ambiguous targets."""
     edited = set(edited_files)
@@ -497,11 +497,11 @@ def forward_entries(graph: GraphView, calls: Iterable[Edge], edited_files: Itera
     return out
 
 
-def missing_name_entries(graph: GraphView, missing: Iterable[MissingName],
+def missing_name_entries(graph: IndexGraph, missing: Iterable[MissingName],
                          edited_files: Iterable[str], settings: Settings = DEFAULT
                          ) -> list[TriageEntry]:
     """MUST-INSPECT for each repository module or class the edit needs a name from that
-    it does not have (``missing``, change/written.py): the name must be defined there
+    it does not have (``missing``, change/edit_uses.py): the name must be defined there
     too, or the import or attribute access fails. Owners in the edited files are left
     out: the edit is changing them, in the state it leaves them in."""
     edited = set(edited_files)
@@ -525,11 +525,11 @@ def missing_name_entries(graph: GraphView, missing: Iterable[MissingName],
     return out
 
 
-def unexported_entries(graph: GraphView, unexported: Iterable[Unexported],
+def unexported_entries(graph: IndexGraph, unexported: Iterable[Unexported],
                        settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MAY-IMPACT for each package ``__init__.py`` that re-exports names of a module by
     name and not the public name the edit adds to it (``unexported``,
-    change/written.py): it may be meant for the package's interface too."""
+    change/edit_uses.py): it may be meant for the package's interface too."""
     out: list[TriageEntry] = []
     for u in sorted(unexported, key=lambda u: (u.package, u.module, u.name)):
         package = graph.node(u.package)
@@ -551,11 +551,11 @@ def _obligation(callee: Node, bucket: Bucket, settings: Settings, reason: str) -
 _REFERS = frozenset({EdgeKind.CALL, EdgeKind.USE, EdgeKind.IMPORT, EdgeKind.INSTANTIATE})
 
 
-def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Iterable[Edge],
+def orphan_entries(graph: IndexGraph, edited_files: Iterable[str], removed: Iterable[Edge],
                    written: Iterable[Edge], settings: Settings = DEFAULT) -> list[TriageEntry]:
     """MAY-IMPACT for each private function or method (``_name``, not a dunder, not
     decorated, overriding nothing) in an unedited file whose last reference the edit
-    removed: called at the lines the edit replaced (``removed``, change/written.py) and not
+    removed: called at the lines the edit replaced (``removed``, change/edit_uses.py) and not
     at the lines it wrote (``written``), with nothing else in the repository referring to
     it — it is now unused (delete it, or keep it on purpose). The removed calls themselves
     and an edited file's import of the helper (left behind by the removed call) are not
@@ -583,7 +583,7 @@ def orphan_entries(graph: GraphView, edited_files: Iterable[str], removed: Itera
     return out
 
 
-def retired_entries(graph: GraphView, retired: Mapping[str, Sequence[str]],
+def retired_entries(graph: IndexGraph, retired: Mapping[str, Sequence[str]],
                     module_of: Callable[[str], str], settings: Settings = DEFAULT,
                     listed: Mapping[str, Sequence[str]] = {}) -> list[TriageEntry]:
     """MAY-IMPACT for each file mentioning identifiers the edit removed the last mention of
@@ -597,7 +597,7 @@ def retired_entries(graph: GraphView, retired: Mapping[str, Sequence[str]],
         module = module_of(path) or path
         defined = [n for n in names if (d := graph.node(f"{module}.{n}")) is not None
                    and d.file == path]
-        targets = [(f"{module}.{n}", (n,)) for n in defined]
+        targets: list[tuple[str, tuple[str, ...]]] = [(f"{module}.{n}", (n,)) for n in defined]
         rest = tuple(n for n in names if n not in defined)
         if rest:
             targets += [(entity, rest) for entity in (listed.get(path) or (module,))]
@@ -607,7 +607,7 @@ def retired_entries(graph: GraphView, retired: Mapping[str, Sequence[str]],
     return out
 
 
-def _private_plain(graph: GraphView, node: Node) -> bool:
+def _private_plain(graph: IndexGraph, node: Node) -> bool:
     """A private, undecorated function or method that overrides nothing: one only this
     repository's code calls, and only by name."""
     name = node.qualname.rsplit(".", 1)[-1]

@@ -32,11 +32,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from pathlib import Path
 
-from impactlens.fileio import parse_python, read_code_text
-from impactlens.index.discover import list_text_files
-from impactlens.model import EdgeKind, GraphView, Node, NodeKind
+from impactlens.fileio import parse_python
+from impactlens.model import EdgeKind, GraphView, Node, NodeKind, SourceTree
 
 __all__ = ["UnreadAttributes"]
 
@@ -52,13 +50,13 @@ _GUARDS = frozenset({"__slots__", "__setattr__", "__dict__"})
 
 
 class UnreadAttributes:
-    """Which attributes of a class's instances nothing in the work tree at ``root`` reads;
+    """Which attributes of a class's instances nothing in the work tree ``tree`` reads;
     ``edited``: path → text after the edit (``None``: deleted) of the files the edit
-    touches, read instead of the disk; ``before``: their text before it, where known."""
+    touches, read instead of the tree's; ``before``: their text before it, where known."""
 
-    def __init__(self, root: Path, edited: Mapping[str, str | None],
+    def __init__(self, tree: SourceTree, edited: Mapping[str, str | None],
                  before: Mapping[str, str | None] | None = None) -> None:
-        self.root = root
+        self.tree = tree
         self.edited = edited
         self.before = before or {}
         self._mentions: dict[str, int] = {}
@@ -109,8 +107,8 @@ class UnreadAttributes:
                 yield from pattern.finditer(text)
 
     def _texts(self) -> Iterator[str]:
-        for path in list_text_files(self.root):
-            text = None if path in self.edited else read_code_text(self.root / path)
+        for path in self.tree.text_files():
+            text = None if path in self.edited else self.tree.text(path)
             if text is not None:
                 yield text
         yield from (t for t in self.edited.values() if t is not None)
@@ -149,14 +147,9 @@ class UnreadAttributes:
         return scope if isinstance(scope, ast.ClassDef) else None
 
     def _tree(self, path: str) -> ast.Module | None:
-        """The module at ``path``, parsed from its edited text or the disk."""
+        """The module at ``path``, parsed from its edited text or the tree's."""
         if path not in self._trees:
-            text = (self.edited[path] or "") if path in self.edited else None
-            if text is None:
-                try:
-                    text = (self.root / path).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    text = ""
+            text = (self.edited[path] or "") if path in self.edited else self.tree.text(path)
             self._trees[path] = parse_python(text) if text else None
         return self._trees[path]
 

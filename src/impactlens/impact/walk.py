@@ -22,7 +22,7 @@ from impactlens.impact.relations import (
 from impactlens.model import (
     Edge,
     EdgeKind,
-    GraphView,
+    IndexGraph,
     Relation,
     RelationSet,
     WalkMember,
@@ -47,7 +47,7 @@ def _neighbours(nodes: _Nodes, x: str, rel: Relation, seed: str,
     return out
 
 
-def walk(graph: GraphView, seed: str, relations: RelationSet,
+def walk(graph: IndexGraph, seed: str, relations: RelationSet,
          settings: Settings = DEFAULT, *,
          import_binding: tuple[str, str] | None = None) -> WalkResult:
     """Reachable impact set of ``seed`` (excluded from it) over ``relations``.

@@ -53,7 +53,7 @@ class _Pruner:
     """The whole-graph facts the pass needs, and the pass itself."""
 
     def __init__(self, store: Store) -> None:
-        from impactlens.index.indexer import _Lookup
+        from impactlens.index.indexer import FactsLookup
 
         self.store = store
         self.built: set[str] = set()  # instantiated, referred to, or holding tests
@@ -68,7 +68,7 @@ class _Pruner:
             else:  # instantiated, or a value (a USE of a non-class is harmless)
                 self.built.add(dst)
         self.built.update(p for _, p, _ in store.node_places({NodeKind.TEST}) if p)
-        self.lookup = _Lookup({}, store, store.module_paths())
+        self.lookup = FactsLookup({}, store, store.module_paths())
         self._class_file = {i: f for i, _, f in store.node_places({NodeKind.CLASS})}
         self._keys: dict[str, dict[str, tuple[str, int]]] = {}  # file -> class -> key
         self._below: dict[str, list[str]] = {}  # class -> built classes below it

@@ -8,9 +8,10 @@ files; elsewhere a directory walk that skips VCS metadata, virtualenvs,
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
+
+from impactlens.index import git
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".bzr", "node_modules", "__pycache__", ".tox", ".nox",
@@ -23,39 +24,6 @@ PY_SUFFIX = ".py"
 
 def _is_venv(path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
-
-
-def git_head(root: Path) -> tuple[Path | None, str | None]:
-    """(work tree root, HEAD commit) of the git work tree holding ``root``, in one git call;
-    ``(None, None)`` outside git, a ``None`` head in a repository without commits."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"],
-            capture_output=True, text=True, check=False, timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None, None
-    lines = out.stdout.splitlines()
-    if not lines or not lines[0].strip():
-        return None, None
-    top = Path(lines[0].strip()).resolve()
-    head = lines[1].strip() if out.returncode == 0 and len(lines) > 1 else None
-    return top, head
-
-
-def _git_files(root: Path, suffix: str) -> list[str] | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard", "--", f"*{suffix}"],
-            capture_output=True, check=False, timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    names = {n for n in out.stdout.decode("utf-8", "surrogateescape").split("\0") if n}
-    return sorted(names)
 
 
 def _walk_files(root: Path, suffix: str) -> list[str]:
@@ -94,7 +62,7 @@ def list_source_files(root: Path, top: Path | None = _ASK, suffix: str = PY_SUFF
         # a stat instead of a `git rev-parse` on every freshness check
         top = root.resolve() if (root / ".git").exists() else None
     if top is not None and top == root.resolve():
-        files = _git_files(root, suffix)
+        files = git.listed_files(root, suffix)
         if files is not None:
             return [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
     return _walk_files(root, suffix)

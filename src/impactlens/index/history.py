@@ -63,8 +63,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from impactlens.change import git as gitcmd
 from impactlens.errors import ImpactlensError
+from impactlens.index import git as gitcmd
 from impactlens.index.store import Store
 from impactlens.settings import Settings
 

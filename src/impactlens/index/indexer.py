@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import IndexBusyError
-from impactlens.index import discover, interface
+from impactlens.index import discover, git, interface
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
@@ -119,7 +119,7 @@ def _unpack(item: _Parsed) -> _Parsed:
 
 
 # ------------------------------------------------------------------- lookup
-class _Lookup:
+class FactsLookup:
     """Module/path lookup for the resolver that records every key it is asked for, and
     hands out read-recording views of the facts (:class:`interface.Tracked`)."""
 
@@ -176,7 +176,7 @@ def stored_collect(store: Store) -> Collect:
 _FORK_STATE: tuple[dict[str, Any], dict[str, str], Collect] | None = None
 
 
-def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> tuple[ResolutionRows, str]:
+def _resolve_rows(path: str, facts: Any, lookup: FactsLookup) -> tuple[ResolutionRows, str]:
     """Encoded rows of one file, or empty rows and the reason resolution gave up.
 
     A file too deeply nested for the resolver is recorded like a parse failure, so one
@@ -195,7 +195,7 @@ def _resolve_rows(path: str, facts: Any, lookup: _Lookup) -> tuple[ResolutionRow
 def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
     assert _FORK_STATE is not None
     by_path, module_paths, collect = _FORK_STATE
-    return [(p, *_resolve_rows(p, by_path[p], _Lookup(by_path, None, module_paths, collect)))
+    return [(p, *_resolve_rows(p, by_path[p], FactsLookup(by_path, None, module_paths, collect)))
             for p in paths]
 
 
@@ -347,7 +347,7 @@ class Indexer:
         # which files and names are tests follows the pytest configuration: when that
         # changed, every file is taken again
         full = full or not known or store.get_meta(COLLECT_META) != collect.key()
-        top, head = discover.git_head(self.root)
+        top, head = git.work_tree_head(self.root)
         paths = discover.list_source_files(self.root, top)
         modules, changed, deleted, touched = self._scan(known, full, paths)
         stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
@@ -420,7 +420,7 @@ class Indexer:
             store.clear_resolution(path)
             if facts is not None:  # a file that did not parse has nothing to resolve
                 rows, error = _resolve_rows(path, facts,
-                                            _Lookup(by_path, store, module_paths, collect))
+                                            FactsLookup(by_path, store, module_paths, collect))
                 store.put_rows(rows)
                 store.mark_unresolvable(path, error) if error else store.mark_resolved(path)
             if progress and (i % 50 == 0 or i + 1 == len(paths)):
@@ -437,7 +437,7 @@ class Indexer:
         if workers == 1 or len(todo) < 64:
             for i, path in enumerate(todo):
                 yield (path, *_resolve_rows(path, by_path[path],
-                                            _Lookup(by_path, None, module_paths, collect)))
+                                            FactsLookup(by_path, None, module_paths, collect)))
                 if progress and (i % 50 == 0 or i + 1 == len(todo)):
                     progress("resolve", i + 1, len(todo))
             meanwhile()

@@ -5,9 +5,11 @@ from __future__ import annotations
 import difflib
 import json
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 from impactlens.errors import BadInputError, UnknownSymbolError
+from impactlens.index.discover import module_name
 from impactlens.index.store import Store
 from impactlens.model import (
     DEPENDENTS,
@@ -34,6 +36,15 @@ CALLABLE_KINDS = (NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.MODULE, NodeKind.
 
 
 # ------------------------------------------------------------------ look-up
+def module_of(store: Store, root: Path, path: str) -> str:
+    """The dotted module name of the repository file ``path``: the index's, or for a file
+    it does not hold, what the package markers on disk make of it."""
+    rec = store.file_record(path)
+    if rec is not None:
+        return rec.module
+    return module_name(root, path)
+
+
 def resolve_symbol(store: Store, ref: str) -> Node:
     """A qualname, a unique dotted suffix, a test node id, or ``path.py:LINE``."""
     ref = ref.strip()

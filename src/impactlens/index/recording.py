@@ -24,7 +24,7 @@ innermost) and stored as ``(test, node)`` pairs; each executed line is credited 
 function node whose lines hold it (a closure's lines count for the function around it too)
 and stored with the pair as a compact line set (``impact/statements.py`` says which lines
 an edit needs a test to have run). The sha256 of every file the recording saw is kept. The
-stage reads them through :class:`Recording` (``impact/recorded.py`` decides how); a test's
+stage reads them through :class:`Recording` (``impact/observed.py`` decides how); a test's
 pairs are trusted only while every file it ran is unchanged since the recording (per-test
 freshness, as Ekstazi and pytest-testmon do).
 
@@ -378,9 +378,10 @@ class Recorder:
 
     def finish(self) -> dict[str, Any]:
         """Stop tracing, bring the index up to date and store the recording."""
-        from impactlens.api import Project
-        from impactlens.change import git as gitcmd
-        from impactlens.settings import from_env
+        from impactlens.index import git as gitcmd
+        from impactlens.index.indexer import Indexer
+        from impactlens.index.store import Store, index_path
+        from impactlens.settings import from_env, from_pyproject
 
         self.stop()
         self._settle()  # what ran after the last switch (session teardown)
@@ -395,11 +396,14 @@ class Recorder:
         git = gitcmd.is_repository(self.root) and gitcmd.has_head(self.root)
         head = gitcmd.resolve_commit(self.root, "HEAD") if git else ""
         # the run's settings, handed down: a re-index with others would re-mine history
-        with Project(self.root, from_env()) as project:
-            project.index()
-            return save_recording(project.store, self.root, runs, outcomes, lines,
+        Indexer(self.root, from_env() or from_pyproject(self.root)).run()
+        store = Store.open(index_path(self.root))
+        try:
+            return save_recording(store, self.root, runs, outcomes, lines,
                                   head=head, preimported=self.preimported,
                                   spawners=self.spawned, from_start=self.from_start)
+        finally:
+            store.close()
 
     def _credit_shared_fixtures(self) -> None:
         for test, keys in self.shared.items():

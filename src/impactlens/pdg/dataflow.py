@@ -165,10 +165,10 @@ def reaching_definitions(cfg: CFG) -> tuple[list[DefSite], list[int]]:
         new_out = gen[v] | (acc & ~kill[v])
         if new_out != out[v] or v == cfg.entry:
             out[v] = new_out
-            for s, _ in cfg.succ[v]:
-                if not in_work[s]:
-                    in_work[s] = True
-                    work.append(s)
+            for after, _ in cfg.succ[v]:
+                if not in_work[after]:
+                    in_work[after] = True
+                    work.append(after)
     return sites, inn
 
 

@@ -132,7 +132,7 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
             return LocalSlice(path, "", 0, direction, line, reason="syntax-error",
                               message=f"{path}: {pf.error}")
         scope_name, scope = innermost_scope(pf.tree, line)
-    name = scope_name or getattr(scope, "name", "<module>")
+    name = scope_name or str(getattr(scope, "name", "<module>"))
     scope_line = getattr(scope, "lineno", 0)
     base = LocalSlice(path, name, scope_line, direction, line)
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and (
@@ -364,9 +364,9 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
                 node = f.pdg.cfg.nodes[i]
                 if node.line <= 0 or node.kind == "params":
                     continue
-                key = (f.node.file, node.line)
-                if key not in stmts:
-                    stmts[key] = {"file": f.node.file, "line": node.line,
+                at = (f.node.file, node.line)
+                if at not in stmts:
+                    stmts[at] = {"file": f.node.file, "line": node.line,
                                   "text": f.pf.line_text(node.line), "symbol": f.node.id,
                                   "hop": hop, "via": "ascent" if kind == "site" else "descent"}
                     n_statements += 1
@@ -374,8 +374,8 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
         nxt: list[tuple[str, str, int, dict[str, Any]]] = []
         me = f.node.id
         # --- descent into callees invoked from affected statements
-        for e, at in f.calls:
-            hit = [i for i in at if i in reach]
+        for e, call_nodes in f.calls:
+            hit = [i for i in call_nodes if i in reach]
             if not hit:
                 continue
             if kind == "site" and e.dst == came_from and set(hit) <= seeds:
@@ -443,6 +443,7 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
             n_functions += 1
             cfg = g.pdg.cfg
             pdir = direction
+            aff: frozenset[int]
             if seed == "all":
                 s0 = frozenset(n.id for n in cfg.statement_nodes())
                 aff = frozenset()
@@ -472,9 +473,9 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
         by_depth[str(d)] = rows
     # a symbol is listed at its shallowest depth only
     seen_syms: set[str] = set()
-    for d in sorted(by_depth, key=int):
-        by_depth[d] = [r for r in by_depth[d] if r["id"] not in seen_syms]
-        seen_syms.update(r["id"] for r in by_depth[d])
+    for depth in sorted(by_depth, key=int):
+        by_depth[depth] = [r for r in by_depth[depth] if r["id"] not in seen_syms]
+        seen_syms.update(r["id"] for r in by_depth[depth])
     out["statement_precise_by_depth"] = {k: v for k, v in by_depth.items() if v}
     out["statement_precise_callees"] = by_depth.get("1", [])
     out["return_ascent"] = sorted(

@@ -35,7 +35,7 @@ from impactlens.answer import Cut, answer_json, build_answer, fit, json_text, pa
 from impactlens.answer.text import brief
 from impactlens.api import Project
 from impactlens.errors import BadInputError, ImpactlensError
-from impactlens.impact.tokens import count_tokens
+from impactlens.impact.token_count import count_tokens
 from impactlens.model import normalise_direction
 from impactlens.settings import Settings
 

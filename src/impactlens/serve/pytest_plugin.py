@@ -13,11 +13,12 @@ runs, the run says so, and it counts as a success.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from impactlens.index import git
 
 _SUMMARY = pytest.StashKey[str]()
 _EMPTY = pytest.StashKey[bool]()
@@ -68,7 +69,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if getattr(early_config.known_args_namespace, "impact_record", False):
         from impactlens.index.recording import Recorder
 
-        recorder = Recorder(_repo_root(Path(early_config.rootpath)), lines=not getattr(
+        recorder = Recorder(git.root_of(Path(early_config.rootpath)), lines=not getattr(
             early_config.known_args_namespace, "impact_record_functions", False))
         try:
             recorder.start()
@@ -126,16 +127,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         recorder.outcome(made.get_result().outcome)  # of the test being run
 
 
-def _repo_root(start: Path) -> Path:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
-                             capture_output=True, text=True, check=False)
-    except OSError:
-        return start
-    top = out.stdout.strip()
-    return Path(top).resolve() if out.returncode == 0 and top else start
-
-
 def _repo_id(item: pytest.Item, root: Path) -> tuple[str, str]:
     """(repo-relative node id, same without parametrization) of ``item``."""
     nodeid = item.nodeid
@@ -157,7 +148,7 @@ def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any],
 
     rev = config.getoption("impact_rev")
     min_conf = config.getoption("impact_min_conf")
-    root = _repo_root(Path(config.rootpath))
+    root = git.root_of(Path(config.rootpath))
     what = f"revision {rev}" if rev else "the working tree"
     try:
         settings = repository_settings(root)

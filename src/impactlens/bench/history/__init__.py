@@ -58,7 +58,7 @@ method's targeted validation set and the selection ratio (selected and collected
 collected test functions). A parent run in which no test passed (say every module failed
 to import) counts as *not run*. The suite also runs once more at the parent under
 ``pytest --impact-record``: the ``stage`` uses that recording as a user who records would
-(:mod:`impactlens.impact.recorded`), and the ``-recording`` row is the stage with the static
+(:mod:`impactlens.impact.observed`), and the ``-recording`` row is the stage with the static
 test map alone. Test outcomes and recordings are cached per (commit, seed) under
 ``--cache``.
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from impactlens.bench.history.semantic import definitions, semantic, splice
 from impactlens.bench.history.sources import is_source
-from impactlens.change import git as gitcmd
+from impactlens.index import git as gitcmd
 from impactlens.index.history import CommitRecord, FileTouch, mine_commits
 from impactlens.settings import DEFAULT, Settings
 

@@ -23,7 +23,7 @@ from impactlens.bench.history.regression import write_plugin
 from impactlens.bench.history.render import format_markdown, format_table
 from impactlens.bench.history.results import CaseResult
 from impactlens.bench.history.summary import summarize
-from impactlens.change import git as gitcmd
+from impactlens.index import git as gitcmd
 from impactlens.settings import DEFAULT, Settings, override
 
 

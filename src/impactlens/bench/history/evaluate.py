@@ -178,10 +178,10 @@ def _stage_runs(parent: _Parent, case: Case, seed: Seed, seed_entity: str,
     """The stage and each channel's ablation on one seed, with the channels' inputs
     gathered as `analyze` gathers them: (runs, the seed file's co-change partners, the
     co-change note, mean seconds per variant)."""
-    from impactlens.change.written import edit_uses
+    from impactlens.change.edit_uses import edit_uses
     from impactlens.impact.cochange import edited_symbols
+    from impactlens.impact.observed import recorded_tests
     from impactlens.impact.pipeline import run_pipeline
-    from impactlens.impact.recorded import recorded_tests
 
     proj, store = parent.proj, parent.proj.store
     change = [FileChange(seed.file, case.before[seed.file], seed.seeded)]

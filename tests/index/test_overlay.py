@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from impactlens.api import Project
-from impactlens.change import overlay as overlay_mod
 from impactlens.index import indexer as indexer_mod
+from impactlens.index import overlay as overlay_mod
 from impactlens.index import python as python_mod
 
 LIB = (  # `gone` last: removing a def renumbers the scopes below it (read conservatively)
@@ -64,13 +64,13 @@ def test_overlay_re_resolves_only_readers_and_matches_the_coarse_overlay(
         p.refresh()
         change = p.proposed_change()
         resolved.clear()
-        refined = overlay_mod.overlay_for(p, change)
+        refined = overlay_mod.overlay_for(p.store, change.files, p.module_of)
         refined_files = sorted(resolved)
         # the reference: every file that consulted pkg/lib.py re-resolved
         monkeypatch.setattr(indexer_mod, "readers_of_change",
                             lambda store, path, module, *_: store.dependents_of_modules(
                                 {module, "/" + path}))
-        coarse = overlay_mod.overlay_for(p, change)
+        coarse = overlay_mod.overlay_for(p.store, change.files, p.module_of)
         ids = {n.id for f in FILES for n in p.store.nodes_in_file(f)} | {
             "pkg.lib.gone", "pkg.lib.Box", "pkg.lib.Box.shut", "pkg.lib.os"}
         assert refined is not None and coarse is not None

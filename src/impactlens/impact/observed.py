@@ -46,13 +46,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from impactlens.impact.statements import INERT, Touched, Unread, touched_statements
 from impactlens.impact.testmap import tests_importing
 from impactlens.impact.unread import UnreadAttributes
 from impactlens.index.recording import IMPORT_TIME, UNPLACED, Recording
-from impactlens.model import AtomicChange, ChangeType, FileChange, GraphView, NodeKind, TestImpact
+from impactlens.model import (
+    AtomicChange,
+    ChangeType,
+    FileChange,
+    IndexGraph,
+    NodeKind,
+    SourceTree,
+    TestImpact,
+)
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["RecordedTests", "recorded_tests"]
@@ -85,7 +92,7 @@ class RecordedTests:
     attributes: UnreadAttributes | None = None  # the work tree, to find what nothing reads
 
     def refine(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
-               settings: Settings = DEFAULT, graph: GraphView | None = None
+               settings: Settings = DEFAULT, graph: IndexGraph | None = None
                ) -> list[TestImpact]:
         """``hits`` (the static selection of ``change``) narrowed by the recording, with the
         tests that start a process (their child may run the change, unrecorded); ``graph``
@@ -100,7 +107,7 @@ class RecordedTests:
         return sorted(kept, key=lambda t: (-t.conf, t.test_id))
 
     def _narrow(self, change: AtomicChange, seed: str, hits: Sequence[TestImpact],
-                settings: Settings, graph: GraphView | None) -> tuple[list[TestImpact], bool]:
+                settings: Settings, graph: IndexGraph | None) -> tuple[list[TestImpact], bool]:
         """The selection and whether every recorded test joins it (the change may stop
         pytest from starting)."""
         if (change.kind not in _KINDS or change.change_type not in _TYPES
@@ -141,7 +148,7 @@ class RecordedTests:
         self.narrowed.append(seed)
         return kept, False
 
-    def _unread(self, change: AtomicChange, seed: str, graph: GraphView | None
+    def _unread(self, change: AtomicChange, seed: str, graph: IndexGraph | None
                 ) -> Unread | None:
         """Which attributes of the class of ``seed`` (a method) nothing reads — its class
         family is looked at only if the edit holds a store to ask about."""
@@ -155,7 +162,7 @@ class RecordedTests:
 
         return unread
 
-    def _present(self, change: AtomicChange, seed: str, graph: GraphView | None
+    def _present(self, change: AtomicChange, seed: str, graph: IndexGraph | None
                  ) -> frozenset[str]:
         """For a module's ``__getattr__``, the names lookup on the module always finds."""
         attributes = self.attributes
@@ -168,7 +175,7 @@ class RecordedTests:
             return frozenset()
         return attributes.module_names(change.file)
 
-    def _observers(self, seed: str, touched: Touched, graph: GraphView | None,
+    def _observers(self, seed: str, touched: Touched, graph: IndexGraph | None,
                    ran: set[str]) -> set[str] | None:
         """The tests that ran the touched lines of ``seed`` (any line, for a whole-function
         change), and those a module whose import ran them can affect — every recorded test
@@ -196,7 +203,7 @@ class RecordedTests:
                 self.unrun.append(seed)
         return tests
 
-    def _import_observers(self, paths: set[str], graph: GraphView | None) -> set[str] | None:
+    def _import_observers(self, paths: set[str], graph: IndexGraph | None) -> set[str] | None:
         """Tests in, or importing, the modules at ``paths`` (their import ran the change)."""
         if graph is None:
             return None
@@ -262,10 +269,10 @@ def _touched(change: AtomicChange, unread: Unread | None, present: frozenset[str
 
 
 def recorded_tests(recording: Recording | None, current: Mapping[str, str],
-                   changes: Sequence[FileChange], root: Path | None = None
+                   changes: Sequence[FileChange], tree: SourceTree | None = None
                    ) -> RecordedTests | None:
     """Prepare ``recording`` for a change. ``current``: path → sha256 of the indexed files
-    (the edit's own files are judged by their before text instead); ``root``: the work
+    (the edit's own files are judged by their before text instead); ``tree``: the work
     tree, searched for what reads an attribute the edit stores (``None``: not searched)."""
     if recording is None:
         return None
@@ -273,7 +280,7 @@ def recorded_tests(recording: Recording | None, current: Mapping[str, str],
     fresh = frozenset(f.path for f in changes
                       if f.before is not None and recording.file_unchanged(f.path, f.before))
     stale = recording.stale_tests(current, skip=edited)
-    attributes = (None if root is None
-                  else UnreadAttributes(root, {f.path: f.after for f in changes},
+    attributes = (None if tree is None
+                  else UnreadAttributes(tree, {f.path: f.after for f in changes},
                                         {f.path: f.before for f in changes}))
     return RecordedTests(recording, fresh, frozenset(stale), attributes=attributes)

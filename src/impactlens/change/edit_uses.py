@@ -23,6 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from impactlens.index.indexer import FactsLookup
+from impactlens.index.overlay import text_facts
+from impactlens.index.python.facts import CLASS, FUNCTION, PyFileFacts
+from impactlens.index.python.resolve import K_CALL, resolver
+from impactlens.linediff import changed_lines
 from impactlens.model import Edge, EdgeKind, FileChange, MissingName, Resolution, Unexported
 
 if TYPE_CHECKING:
@@ -47,9 +52,6 @@ def edit_uses(store: Store, files: Sequence[FileChange],
     """What the edit calls, stopped calling and newly imports. The before side is
     resolved from the text, so it is right whichever state the index holds; each side
     sees the other edited files in that same state."""
-    from impactlens.change.overlay import text_facts
-    from impactlens.impact.pipeline import changed_lines
-
     indexed = store.module_paths()
     sides: list[Side] = [
         ({}, {}, dict(indexed)) for _ in range(2)]  # (facts, lines, module paths)
@@ -76,8 +78,6 @@ def _complete(side: Side, files: Sequence[FileChange], module_of: Callable[[str]
     """A side with every edited file's facts, not only those with changed lines on that
     side (an edit that only adds lines still has a before state, one that only deletes
     lines an after state)."""
-    from impactlens.change.overlay import text_facts
-
     state, lines_of, paths = dict(side[0]), side[1], dict(side[2])
     for f in files:
         text = f.after if after else f.before
@@ -97,8 +97,6 @@ def _from_imports(facts: Any) -> list[tuple[int, str, str]]:
 
 def _top_names(facts: Any) -> set[str]:
     """The public functions and classes a module defines at its top level."""
-    from impactlens.index.python.facts import CLASS, FUNCTION
-
     return {sc.name for sc in facts.scopes
             if sc.parent == 0 and sc.kind in (CLASS, FUNCTION) and not sc.name.startswith("_")}
 
@@ -118,7 +116,7 @@ def _unexported(store: Store, files: Sequence[FileChange], before: dict[str, Any
         package = facts.module.rpartition(".")[0]
         init_file = paths.get(package, "")
         init = state.get(init_file) or (store.facts(init_file) if init_file else None)
-        if not new or init is None:
+        if not new or not isinstance(init, PyFileFacts):
             continue
         imported = [name for _s, _l, mod, name, _a in init.imports if mod == facts.module]
         siblings = tuple(dict.fromkeys(n for n in imported if n is not None and n != "*"))
@@ -133,9 +131,6 @@ def _missing(store: Store, files: Sequence[FileChange], before: dict[str, Any],
     """The names each edited file needs from a repository module or class that does not
     have them (newly imported, or read and called at the lines it wrote), the other
     edited files seen as the edit leaves them."""
-    from impactlens.index.indexer import _Lookup
-    from impactlens.index.python.resolve import resolver
-
     state, lines_of, paths = after
     out: list[MissingName] = []
     for f in files:
@@ -150,7 +145,7 @@ def _missing(store: Store, files: Sequence[FileChange], before: dict[str, Any],
         if not new and not lines:
             continue
         try:
-            with resolver(facts, _Lookup(dict(state), store, paths)) as r:
+            with resolver(facts, FactsLookup(dict(state), store, paths)) as r:
                 out += [MissingName(f.path, line, mod, name) for line, mod, name in sorted(new)
                         if _lacks_module_name(r, mod, name)]
                 out += _missing_members(r, facts, lines)
@@ -215,13 +210,11 @@ def _missing_members(r: Any, facts: Any, lines: frozenset[int]) -> list[MissingN
 
 def _side_calls(store: Store, state: dict[str, Any], lines_of: dict[str, frozenset[int]],
                 paths: dict[str, str]) -> list[Edge]:
-    from impactlens.index.indexer import _Lookup
-
     out: list[Edge] = []
     for path in sorted(state):
         try:
             out.extend(_calls_at(state[path], lines_of[path],
-                                 _Lookup(dict(state), store, paths)))
+                                 FactsLookup(dict(state), store, paths)))
         except RecursionError:  # too deeply nested to resolve: no obligations from it
             continue
     return out
@@ -230,8 +223,6 @@ def _side_calls(store: Store, state: dict[str, Any], lines_of: dict[str, frozens
 def _calls_at(facts: Any, lines: frozenset[int], lookup: Any) -> list[Edge]:
     """Call edges of the scopes that have a call site at ``lines`` (only those scopes are
     resolved: a large module's other definitions cost time and say nothing here)."""
-    from impactlens.index.python.resolve import K_CALL, resolver
-
     out: list[Edge] = []
     with resolver(facts, lookup) as r:
         for sidx, sc in enumerate(facts.scopes):

@@ -32,7 +32,8 @@ def _env() -> dict[str, str]:
 
 
 def run_bytes(
-    root: Path | str, *args: str, input: bytes | None = None, ok_codes: tuple[int, ...] = (0,)
+    root: Path | str, *args: str, input: bytes | None = None, ok_codes: tuple[int, ...] = (0,),
+    timeout: float | None = None,
 ) -> bytes:
     """Run ``git ARGS`` in ``root``; return stdout bytes or raise :class:`GitError`."""
     try:
@@ -43,11 +44,14 @@ def run_bytes(
             capture_output=True,
             env=_env(),
             check=False,
+            timeout=timeout,
         )
     except FileNotFoundError as exc:
         raise GitError("git: executable not found on PATH") from exc
     except NotADirectoryError as exc:
         raise NotARepositoryError(f"{root}: not a directory") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]}: no answer in {timeout:g} s") from exc
     if proc.returncode not in ok_codes:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         msg = err[-1] if err else f"exit code {proc.returncode}"
@@ -57,14 +61,65 @@ def run_bytes(
     return proc.stdout
 
 
-def run(root: Path | str, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
+def run(root: Path | str, *args: str, ok_codes: tuple[int, ...] = (0,),
+        timeout: float | None = None) -> str:
     """Like :func:`run_bytes`, decoded as text."""
-    return run_bytes(root, *args, ok_codes=ok_codes).decode("utf-8", "surrogateescape")
+    return run_bytes(root, *args, ok_codes=ok_codes, timeout=timeout).decode(
+        "utf-8", "surrogateescape")
 
 
 def toplevel(path: Path | str) -> Path:
     """The work-tree root containing ``path``."""
     return Path(run(path, "rev-parse", "--show-toplevel").strip()).resolve()
+
+
+def root_of(path: Path) -> Path:
+    """The work-tree root containing ``path``; ``path`` itself outside git (or without git)."""
+    try:
+        return toplevel(path)
+    except (GitError, NotARepositoryError):
+        return path
+
+
+def work_tree_head(path: Path | str) -> tuple[Path | None, str | None]:
+    """(work-tree root, HEAD commit) of the git work tree holding ``path``, in one git call;
+    ``(None, None)`` outside git (or without git), a ``None`` head before the first commit."""
+    try:
+        out = run(path, "rev-parse", "--show-toplevel", "HEAD", ok_codes=(0, 128), timeout=30)
+    except (GitError, NotARepositoryError):
+        return None, None
+    lines = out.splitlines()
+    if not lines or not lines[0].strip() or lines[0].startswith("fatal:"):
+        return None, None
+    head = lines[1].strip() if len(lines) > 1 and len(lines[1].strip()) >= 40 else None
+    return Path(lines[0].strip()).resolve(), head
+
+
+def listed_files(root: Path | str, suffix: str) -> list[str] | None:
+    """Files ending in ``suffix`` that git tracks or would track (untracked, not ignored),
+    sorted; ``None`` when git cannot say."""
+    try:
+        out = run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                  "--", f"*{suffix}", timeout=120)
+    except (GitError, NotARepositoryError):
+        return None
+    return sorted({n for n in out.split("\0") if n})
+
+
+def grep_words(root: Path | str, commit: str, patterns: list[str], pathspec: str
+               ) -> list[tuple[str, str]]:
+    """(file, matched text) of every whole-word occurrence of the fixed strings ``patterns``
+    in the files of ``commit`` matching ``pathspec``; one pair per occurrence."""
+    if not patterns:
+        return []
+    out = run(root, "grep", "-o", "-w", "-F", "-I", "-z", "--no-color",
+              *(a for p in patterns for a in ("-e", p)), commit, "--", pathspec,
+              ok_codes=(0, 1))
+    found = []
+    for line in out.splitlines():
+        where, _, match = line.partition("\0")
+        found.append((where[len(commit) + 1:], match))
+    return found
 
 
 def is_repository(path: Path | str) -> bool:

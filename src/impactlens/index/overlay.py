@@ -21,14 +21,14 @@ that consulted it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from impactlens.model import Edge, EdgeKind, Node, UnresolvedSite
+from impactlens.index.indexer import FactsLookup, readers_of_change, stored_collect
+from impactlens.index.python import extract_file, pytest_config, resolve_file
+from impactlens.model import Edge, EdgeKind, FileChange, Node, UnresolvedSite
 
 if TYPE_CHECKING:
-    from impactlens.api import Project
-    from impactlens.change.inputs import ProposedChange
     from impactlens.index.store import Store
 
 __all__ = ["OverlayGraph", "defined_names", "overlay_for", "text_facts"]
@@ -38,8 +38,6 @@ def text_facts(path: str, text: str, module: str, collect: Any = None) -> Any:
     """The index's facts of ``text`` as the file ``path`` (module ``module``), or ``None``
     when it does not parse; ``collect``: the index's pytest collection rules (``None``:
     pytest's defaults) say whether it is a test module."""
-    from impactlens.index.python import extract_file, pytest_config
-
     is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
     is_test = (collect or pytest_config.DEFAULT).is_test_file(path)
     try:
@@ -84,9 +82,9 @@ def defined_names(text: str | None) -> frozenset[str] | None:
     return frozenset(out)
 
 
-def needs_overlay(change: ProposedChange) -> bool:
+def needs_overlay(files: Sequence[FileChange]) -> bool:
     """Whether the after-state graph lacks definitions the before state had."""
-    for f in change.files:
+    for f in files:
         if f.before is None:
             continue  # an added file removes nothing
         if f.after is None:
@@ -100,7 +98,7 @@ def needs_overlay(change: ProposedChange) -> bool:
 
 
 class OverlayGraph:
-    """A :class:`~impactlens.model.GraphView` = the store with some files' rows replaced."""
+    """An :class:`~impactlens.model.IndexGraph` = the store with some files' rows replaced."""
 
     def __init__(self, store: Store, replaced: dict[str, Any]) -> None:
         self._store = store
@@ -156,31 +154,42 @@ class OverlayGraph:
         out = kept + self._kinds(self._out.get(node_id, []), kinds)
         return sorted(out, key=lambda e: (e.dst, e.kind.value, e.file, e.line))
 
-    def unresolved_sites_where(self, **kw: Any) -> list[UnresolvedSite]:
-        kept = [u for u in self._store.unresolved_sites_where(**kw) if u.file not in self._files]
+    def unresolved_sites_where(
+        self, *, reasons: Iterable[str] = (), words: Iterable[str] = (),
+        files: Iterable[str] = (), external: bool = True,
+    ) -> list[UnresolvedSite]:
+        theirs = self._store.unresolved_sites_where(reasons=reasons, words=words, files=files,
+                                                    external=external)
+        kept = [u for u in theirs if u.file not in self._files]
         return sorted(kept + self._unresolved, key=lambda u: (u.file, u.line, u.scope, u.text))
+
+    def unresolved_in_file(self, path: str) -> list[UnresolvedSite]:
+        if path in self._files:
+            return [u for u in self._unresolved if u.file == path]
+        return self._store.unresolved_in_file(path)
+
+    def dependents_of_modules(self, modules: Iterable[str]) -> set[str]:
+        return self._store.dependents_of_modules(modules)  # what the index's files read
 
     def unresolved_sites(self) -> list[UnresolvedSite]:
         kept = [u for u in self._store.unresolved_sites() if u.file not in self._files]
         return sorted(kept + self._unresolved, key=lambda u: (u.file, u.line, u.scope, u.text))
 
 
-def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None:
-    """The before-state overlay, or ``None`` when the store already serves (see module doc)."""
-    if not needs_overlay(change):
+def overlay_for(store: Store, files: Sequence[FileChange], module_of: Callable[[str], str]
+                ) -> OverlayGraph | None:
+    """The before-state overlay of the edit ``files`` over ``store`` (which holds their after
+    state), or ``None`` when the store already serves (see the module docstring)."""
+    if not needs_overlay(files):
         return None
-    from impactlens.index.indexer import _Lookup, readers_of_change, stored_collect
-    from impactlens.index.python import resolve_file
-
-    store = project.store
     collect = stored_collect(store)
     module_paths = dict(store.module_paths())
     by_path: dict[str, Any] = {}
     added: set[str] = set()
     coarse: set[str] = set()  # modules/paths whose every consulting file is re-resolved
     to_resolve: set[str] = set()
-    for f in change.files:
-        module = project.module_of(f.path)
+    for f in files:
+        module = module_of(f.path)
         if f.before is None:
             added.add(f.path)
             by_path[f.path] = None
@@ -205,6 +214,6 @@ def overlay_for(project: Project, change: ProposedChange) -> OverlayGraph | None
         if facts is None:
             replaced[path] = None
             continue
-        lookup = _Lookup(by_path, store, module_paths, collect)
+        lookup = FactsLookup(by_path, store, module_paths, collect)
         replaced[path] = resolve_file(facts, lookup)
     return OverlayGraph(store, replaced)

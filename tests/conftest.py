@@ -5,6 +5,8 @@ commits them; it returns the repository root (a :class:`pathlib.Path`).
 ``git_commit(root, {path: text | None}, message)`` adds another commit to such a
 repository (``None`` deletes the file) and returns the new commit sha.
 ``git(root, *args)`` runs git there and returns stdout.
+``indexed({path: text, ...})`` builds such a repository, indexes it and returns the
+:class:`impactlens.api.Project` (``settings=`` for the run's settings).
 
 Every repository gets a fixed identity and fixed commit dates (one day apart,
 starting 2024-01-01) unless a ``date`` is given, so histories are reproducible.
@@ -15,13 +17,15 @@ from __future__ import annotations
 import itertools
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
+from git_dates import day
 
-_BASE_EPOCH = 1704067200  # 2024-01-01T00:00:00Z
-_DAY = 86_400
+from impactlens.api import Project
+from impactlens.settings import Settings
 
 
 def _env(date: str | None) -> dict[str, str]:
@@ -75,7 +79,7 @@ _clock = itertools.count(1)
 
 
 def _next_date() -> str:
-    return f"@{_BASE_EPOCH + next(_clock) * _DAY} +0000"
+    return day(next(_clock))
 
 
 def git_commit(
@@ -159,3 +163,25 @@ def git_commit_fixture() -> Callable[..., str]:
 def git_fixture() -> Callable[..., str]:
     """``git(root, *args) -> stdout``."""
     return git
+
+
+@pytest.fixture
+def indexed(make_repo: MakeRepo) -> Iterator[Callable[..., Project]]:
+    """Factory: ``indexed(files, *, settings=None, **make_repo options) -> Project``.
+
+    ``make_repo(files, ...)``, then the repository indexed; the returned project (its
+    root is ``.root``) is closed after the test. ``settings=None`` = the defaults with
+    the repository's own ``[tool.impactlens]``, as ``Project`` reads them.
+    """
+    opened: list[Project] = []
+
+    def _indexed(files: Mapping[str, str | bytes | None], *, settings: Settings | None = None,
+                 **repo_options: Any) -> Project:
+        project = Project(make_repo(files, **repo_options), settings)
+        opened.append(project)
+        project.index()
+        return project
+
+    yield _indexed
+    for project in opened:
+        project.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 
-from impactlens.api import Project
 from impactlens.bench import perf
 
 
@@ -25,14 +24,13 @@ def test_def_inserted_goes_above_the_first_definition():
     ast.parse(got)
 
 
-def test_hub_edit_reindexes_one_file(make_repo):
-    root = make_repo({
+def test_hub_edit_reindexes_one_file(indexed):
+    root = indexed({
         "pkg/__init__.py": "",
         "pkg/core.py": "def helper(x):\n    return x\n",
         "pkg/a.py": "from pkg.core import helper\n\n\ndef a():\n    return helper(1)\n",
         "pkg/b.py": "from pkg.core import helper\n\n\ndef b():\n    return helper(2)\n",
-    })
-    Project(root).index()
+    }).root
     got = perf.incremental_hub(root, 2)
     assert got["file"] == "pkg/core.py" and got["dependents"] == 2
     assert len(got["insert_seconds_runs"]) == 2

@@ -81,10 +81,8 @@ def edit(root: Path, path: str, old: str, new: str) -> None:
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:
-    root = make_repo(FILES)
-    Project(root).index()
-    return root
+def repo(indexed) -> Path:
+    return indexed(FILES).root
 
 
 def analyze(root: Path, **kw):
@@ -463,17 +461,15 @@ def test_the_edit_text_orders_equal_cochange_partners_without_a_task(make_repo, 
             if e.file in ("pkg/alpha.py", "pkg/beta.py")] == ["pkg/alpha.py", "pkg/beta.py"]
 
 
-def test_a_call_the_callee_does_not_accept_yet_is_a_forward_obligation(make_repo):
-    root = make_repo({
+def test_a_call_the_callee_does_not_accept_yet_is_a_forward_obligation(indexed):
+    p = indexed({
         "pkg/__init__.py": "",
         "pkg/util.py": "def fmt(value):\n    return str(value)\n\n\ndef pad(s, n=2):\n"
                        "    return s.rjust(n)\n",
         "pkg/core.py": "from pkg.util import fmt, pad\n\n\ndef run(x):\n    return fmt(x)\n\n\n"
                        "def local(a):\n    return a\n",
     })
-    p = Project(root)
-    p.index()
-    before = (root / "pkg/core.py").read_text(encoding="utf-8")
+    before = (p.root / "pkg/core.py").read_text(encoding="utf-8")
 
     def must(new_body: str) -> list[tuple[str, str]]:
         after = before.replace("    return fmt(x)\n", new_body)
@@ -489,8 +485,8 @@ def test_a_call_the_callee_does_not_accept_yet_is_a_forward_obligation(make_repo
     assert must("    return local(fmt(x), 2)\n") == []
 
 
-def test_removing_the_last_call_of_a_private_helper_reports_it_unused(make_repo):
-    root = make_repo({
+def test_removing_the_last_call_of_a_private_helper_reports_it_unused(indexed):
+    p = indexed({
         "pkg/__init__.py": "",
         "pkg/util.py": "def _legacy(x):\n    return x\n\n\ndef _shared(x):\n    return x\n\n\n"
                        "def public(x):\n    return x\n",
@@ -498,9 +494,7 @@ def test_removing_the_last_call_of_a_private_helper_reports_it_unused(make_repo)
                        "    return _legacy(x) + _shared(x) + public(x)\n",
         "pkg/other.py": "from pkg.util import _shared\n\n\ndef go(x):\n    return _shared(x)\n",
     })
-    p = Project(root)
-    p.index()
-    before = (root / "pkg/core.py").read_text(encoding="utf-8")
+    before = (p.root / "pkg/core.py").read_text(encoding="utf-8")
     after = before.replace("_legacy(x) + _shared(x) + public(x)", "x")
     res = p.analyze_before_after("pkg/core.py", before, after)
     orphans = [e for e in res.triage.may_impact if "now unused" in e.reason]
@@ -513,15 +507,14 @@ def test_removing_the_last_call_of_a_private_helper_reports_it_unused(make_repo)
     assert not [e for e in res.triage.may_impact if "now unused" in e.reason]
 
 
-def test_unused_helper_found_when_the_index_holds_the_edited_tree(make_repo):
+def test_unused_helper_found_when_the_index_holds_the_edited_tree(indexed):
     """Working-tree mode: the index is refreshed to the after state before the analysis."""
-    root = make_repo({
+    root = indexed({
         "pkg/__init__.py": "",
         "pkg/util.py": "def _legacy(x):\n    return x\n\n\ndef _kept(x):\n    return x\n",
         "pkg/core.py": "from pkg.util import _kept, _legacy\n\n\ndef run(x):\n"
                        "    y = _legacy(x)\n    return _kept(y)\n",
-    })
-    Project(root).index()
+    }).root
     core = root / "pkg/core.py"
     core.write_text(core.read_text(encoding="utf-8").replace("    y = _legacy(x)\n", "    y = x\n")
                     .replace("return _kept(y)", "return _kept(y) + 1"), encoding="utf-8")

@@ -27,10 +27,8 @@ IDS = ["pkg.core.helper", "pkg.core.Sub.run", "pkg.core.Base.run", "pkg.core.Sub
        "pkg.use.go", "pkg.use", "tests/test_use.py::test_go", "no.such.node"]
 
 
-def test_cached_store_answers_like_the_store(make_repo):
-    root = make_repo(FILES)
-    with Project(root) as p:
-        p.index()
+def test_cached_store_answers_like_the_store(indexed):
+    with indexed(FILES) as p:
         store = p.store
         for kinds in (None, frozenset({EdgeKind.CALL}),
                       frozenset({EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.OVERRIDE})):
@@ -48,10 +46,8 @@ def test_cached_store_answers_like_the_store(make_repo):
         assert store.nodes(IDS) == {i: n for i in IDS if (n := store.node(i)) is not None}
 
 
-def test_repeated_and_batched_reads_hit_the_memo(make_repo):
-    root = make_repo(FILES)
-    with Project(root) as p:
-        p.index()
+def test_repeated_and_batched_reads_hit_the_memo(indexed):
+    with indexed(FILES) as p:
         g = CachedGraph(p.store)
         g.prefetch(IDS, in_kinds=frozenset({EdgeKind.CALL, EdgeKind.TESTS}), nodes=True)
         reads = g.queries
@@ -77,10 +73,8 @@ def test_a_graph_without_batch_reads_is_read_id_by_id():
         "app.a": g.node("app.a"), "app.b": g.node("app.b")}
 
 
-def test_out_neighbours_many_matches_the_out_edges(make_repo):
-    root = make_repo(FILES)
-    with Project(root) as p:
-        p.index()
+def test_out_neighbours_many_matches_the_out_edges(indexed):
+    with indexed(FILES) as p:
         store = p.store
         for kinds in (None, frozenset({EdgeKind.CALL, EdgeKind.TESTS})):
             want = {i: {e.dst for e in es} for i in IDS if (es := store.out_edges(i, kinds))}
@@ -108,11 +102,9 @@ DYNAMIC = {
 }
 
 
-def test_in_memory_site_query_matches_the_sql_one_without_external_sites(make_repo):
-    root = make_repo(DYNAMIC)
-    with Project(root) as p:
-        p.index()
-        store = p.store
+def test_in_memory_site_query_matches_the_sql_one_without_external_sites(indexed):
+    with indexed(DYNAMIC) as p:
+        root, store = p.root, p.store
         queries = [dict(reasons=["dynamic-getattr"]), dict(files=["dyn/ops.py"]),
                    dict(words=["op_a"]), dict(words=["dyn.ops", "OPS", "other", "dumps"]),
                    dict(reasons=["importlib"], words=["op_a"], files=["dyn/run.py"]),

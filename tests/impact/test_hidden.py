@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from impact.graphs import Graph, module_of
-from impactlens.api import Project
 from impactlens.impact.hidden import fragment_pattern
 from impactlens.impact.pipeline import run_pipeline
 from impactlens.model import FileChange, UnresolvedReason
@@ -30,11 +29,9 @@ def test_whole_names_and_bare_separators_are_not_fragments(text):
     assert fragment_pattern(text) is None
 
 
-def analyze(make_repo, files: dict[str, str], path: str, old: str, new: str):
-    root = make_repo(files)
-    with Project(root) as p:
-        p.index()
-        before = (root / path).read_text()
+def analyze(indexed, files: dict[str, str], path: str, old: str, new: str):
+    with indexed(files) as p:
+        before = (p.root / path).read_text()
         assert old in before
         return p.analyze_before_after(path, before, before.replace(old, new), refresh=False)
 
@@ -61,8 +58,8 @@ PREFIX = {
 }
 
 
-def test_a_computed_attribute_name_that_fits_the_changed_method_is_flagged(make_repo):
-    res = analyze(make_repo, PREFIX, "jobs/processor.py", "def do_refund(self, order):",
+def test_a_computed_attribute_name_that_fits_the_changed_method_is_flagged(indexed):
+    res = analyze(indexed, PREFIX, "jobs/processor.py", "def do_refund(self, order):",
                   "def do_refund(self, order, amount):")
     assert flagged(res) == {"jobs.dispatch.run": "jobs.processor.Processor.do_refund"}
     # the dispatcher's tests run the changed method through the invisible call
@@ -89,8 +86,8 @@ REGISTRY = {
 }
 
 
-def test_a_function_reading_a_registry_that_holds_the_change_is_flagged(make_repo):
-    res = analyze(make_repo, REGISTRY, "reports/exporters.py", "def export_csv(rows):",
+def test_a_function_reading_a_registry_that_holds_the_change_is_flagged(indexed):
+    res = analyze(indexed, REGISTRY, "reports/exporters.py", "def export_csv(rows):",
                   "def export_csv(rows, header):")
     got = flagged(res)
     assert got["reports.service.export"] == "reports.exporters.export_csv"
@@ -114,8 +111,8 @@ DECORATED = {
 }
 
 
-def test_a_registry_filled_by_the_changed_function_s_decorator_is_followed(make_repo):
-    res = analyze(make_repo, DECORATED, "calc/ops.py", "sum(values) / len(values)",
+def test_a_registry_filled_by_the_changed_function_s_decorator_is_followed(indexed):
+    res = analyze(indexed, DECORATED, "calc/ops.py", "sum(values) / len(values)",
                   "sum(values) / max(len(values), 1)")
     assert flagged(res) == {"calc.engine.compute": "calc.ops.op_mean"}
 

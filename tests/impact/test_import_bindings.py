@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from impact.graphs import Graph, module_of
-from impactlens.api import Project
 from impactlens.impact.pipeline import run_pipeline
 from impactlens.model import Bucket, EdgeKind, FileChange
 
@@ -34,11 +33,9 @@ PKG = {
 }
 
 
-def analyze(make_repo, path: str, old: str, new: str):
-    root = make_repo(PKG)
-    with Project(root) as p:
-        p.index()
-        before = (root / path).read_text()
+def analyze(indexed, path: str, old: str, new: str):
+    with indexed(PKG) as p:
+        before = (p.root / path).read_text()
         return p.analyze_before_after(path, before, before.replace(old, new), refresh=False)
 
 
@@ -46,8 +43,8 @@ def buckets(result) -> dict[str, str]:
     return {e.entity: e.bucket.value for e in result.triage.entries()}
 
 
-def test_an_import_change_reaches_the_users_of_the_rebound_name(make_repo):
-    res = analyze(make_repo, "shop/cart.py", "from shop.pricing import discount",
+def test_an_import_change_reaches_the_users_of_the_rebound_name(indexed):
+    res = analyze(indexed, "shop/cart.py", "from shop.pricing import discount",
                   "from shop.fast import discount")
     got = buckets(res)
     assert [c.change_type.value for c in res.changes] == ["import"]
@@ -59,8 +56,8 @@ def test_an_import_change_reaches_the_users_of_the_rebound_name(make_repo):
     assert "tests/test_pricing.py::test_discount" not in res.validate
 
 
-def test_a_removed_re_export_breaks_the_modules_importing_it_through_the_package(make_repo):
-    res = analyze(make_repo, "shop/__init__.py", "from shop.checkout import checkout\n", "")
+def test_a_removed_re_export_breaks_the_modules_importing_it_through_the_package(indexed):
+    res = analyze(indexed, "shop/__init__.py", "from shop.checkout import checkout\n", "")
     got = buckets(res)
     assert got["app"] == "must_inspect"  # `from shop import checkout`
     assert got["app.main"] == "may_impact"  # uses the name app imported

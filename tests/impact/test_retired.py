@@ -148,17 +148,15 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
-def test_analyze_lists_the_files_that_mention_what_the_edit_retired(make_repo):
-    root = make_repo({
+def test_analyze_lists_the_files_that_mention_what_the_edit_retired(indexed):
+    with indexed({
         "pkg/__init__.py": "",
         "pkg/views.py": BEFORE,
         "pkg/codes.py": "HTTP_STATUS_CODES = {}\n\n\ndef lookup_name(c):\n    return ''\n",
         "pkg/response.py": "from .codes import HTTP_STATUS_CODES\n\n\n"
                            "def status(c):\n    return HTTP_STATUS_CODES[c]\n",
         "pkg/unrelated.py": "def other():\n    return 1\n",
-    })
-    with Project(root) as p:
-        p.index()
+    }) as p:
         res = p.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
         may = {e.file: e for e in res.triage.may_impact}
         for path in ("pkg/codes.py", "pkg/response.py"):
@@ -166,7 +164,7 @@ def test_analyze_lists_the_files_that_mention_what_the_edit_retired(make_repo):
             assert "`HTTP_STATUS_CODES`" in may[path].reason
         assert "pkg/unrelated.py" not in may
         # the channel switched off (§7.6 ablation): neither file is named
-        off = Project(root, DEFAULT.replace(channels=DEFAULT.channels - {"retired"}))
+        off = Project(p.root, DEFAULT.replace(channels=DEFAULT.channels - {"retired"}))
         with off:
             res = off.analyze_before_after("pkg/views.py", BEFORE, AFTER, refresh=False)
         named = {e.file for e in (*res.triage.must_inspect, *res.triage.may_impact)

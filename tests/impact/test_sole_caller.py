@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from impact.graphs import Graph
-from impactlens.api import Project
 from impactlens.impact.triage import merge, order_score, sole_caller_file
 from impactlens.model import Bucket, Edge, EdgeKind, Triage, TriageEntry
 from impactlens.settings import DEFAULT
@@ -51,18 +50,17 @@ def test_merge_keeps_the_mark_and_the_weight_raises_the_entry():
     assert order_score(got) == order_score(plain) + DEFAULT.sole_caller_weight
 
 
-def _edit_helper(make_repo, files: dict[str, str]) -> Triage:
+def _edit_helper(indexed, files: dict[str, str]) -> Triage:
     """Index a real repository of ``files`` and analyze an edit to helper's body."""
-    with Project(make_repo(files)) as p:
-        p.index()
+    with indexed(files) as p:
         before = files["pkg/util.py"]
         return p.analyze_before_after("pkg/util.py", before,
                                       before.replace(HELPER, HELPER_AFTER),
                                       refresh=False).triage
 
 
-def test_analyze_marks_the_only_file_calling_the_edited_function(make_repo):
-    triage = _edit_helper(make_repo, FILES)
+def test_analyze_marks_the_only_file_calling_the_edited_function(indexed):
+    triage = _edit_helper(indexed, FILES)
     entries = [*triage.must_inspect, *triage.may_impact]
     marked = {e.file for e in entries if e.sole_caller_of}
     assert marked == {"pkg/views.py"}  # not the test that calls it, not its own file
@@ -70,9 +68,9 @@ def test_analyze_marks_the_only_file_calling_the_edited_function(make_repo):
     assert "the only library file calling pkg.util.helper" in show.reason
 
 
-def test_a_second_caller_file_means_no_sole_caller(make_repo):
+def test_a_second_caller_file_means_no_sole_caller(indexed):
     files = dict(FILES)
     files["pkg/api.py"] = "from .util import helper\n\n\ndef run():\n    return helper(0)\n"
-    triage = _edit_helper(make_repo, files)
+    triage = _edit_helper(indexed, files)
     assert not [e for e in triage.entries() if e.sole_caller_of]
     assert {"pkg/views.py", "pkg/api.py"} <= {e.file for e in triage.entries()}

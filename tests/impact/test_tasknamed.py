@@ -135,15 +135,13 @@ FILES = {
 }
 
 
-def test_analyze_lists_the_file_defining_what_the_task_names(make_repo):
-    root = make_repo(FILES)
+def test_analyze_lists_the_file_defining_what_the_task_names(indexed):
     before = FILES["pkg/util.py"]
     after = before.replace("x + 1", "x + 2")
     task = "quote values in dump_cookie"
 
     def triage(settings=DEFAULT):
-        with Project(root, settings) as p:
-            p.index()
+        with indexed(FILES, settings=settings) as p:
             return p.analyze_before_after("pkg/util.py", before, after, task=task,
                                           refresh=False).triage
 
@@ -157,19 +155,17 @@ def test_analyze_lists_the_file_defining_what_the_task_names(make_repo):
 
 
 def test_analyze_lists_the_module_the_task_names_and_rev_needs_its_base_file(
-        make_repo, git_commit):
-    root = make_repo(FILES)
+        indexed, git_commit):
     before = FILES["pkg/util.py"]
     after = before.replace("x + 1", "x + 2")
-    with Project(root) as p:
-        p.index()
+    with indexed(FILES) as p:
         tri = p.analyze_before_after("pkg/util.py", before, after, refresh=False,
                                      task="use cookies.dump_cookie's quoting").triage
         [e] = [e for e in tri.may_impact if e.entity == "pkg.cookies"]
         assert e.file == "pkg/cookies.py" and e.task_named == ("cookies",)
         # a module the base commit did not have yet is not listed for it
-        base = git_commit(root, {"pkg/util.py": after}, "one")
-        git_commit(root, {"pkg/session.py": "S = 1\n"}, "later")
+        base = git_commit(p.root, {"pkg/util.py": after}, "one")
+        git_commit(p.root, {"pkg/session.py": "S = 1\n"}, "later")
         p.index()
         assert set(p.task_named("see session.S", ["pkg/util.py"])) == {"pkg/session.py"}
         assert p.task_named("see session.S", ["pkg/util.py"], at=base) == {}

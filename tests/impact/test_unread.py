@@ -24,17 +24,16 @@ FRAME = (
 TESTS = "from app.frame import Frame\n\n\ndef test_frame():\n    assert Frame().parent is None\n"
 
 
-def unread_of(make_repo: Callable[..., Path], files: Mapping[str, str],
+def unread_of(indexed: Callable[..., Project], files: Mapping[str, str],
               edited: Mapping[str, str | None] | None = None,
               method: str = "app.frame.Frame.__init__") -> Callable[..., set[str]] | None:
-    repo = make_repo({"app/__init__.py": "", "tests/test_frame.py": TESTS, **files})
-    project = Project(repo)
-    project.index()
-    return UnreadAttributes(WorkTree(repo), edited or {}).of_method(project.store, method)
+    project = indexed({"app/__init__.py": "", "tests/test_frame.py": TESTS, **files})
+    tree = WorkTree(project.root)
+    return UnreadAttributes(tree, edited or {}).of_method(project.store, method)
 
 
-def test_an_attribute_no_text_mentions_is_unread(make_repo: Callable[..., Path]) -> None:
-    unread = unread_of(make_repo, {"app/frame.py": FRAME})
+def test_an_attribute_no_text_mentions_is_unread(indexed: Callable[..., Project]) -> None:
+    unread = unread_of(indexed, {"app/frame.py": FRAME})
     assert unread is not None
     assert unread({"soft": 0, "parent": 1}) == {"soft"}  # `.parent` is read by the test
 
@@ -46,15 +45,15 @@ def test_an_attribute_no_text_mentions_is_unread(make_repo: Callable[..., Path])
     ("docs/usage.rst", '>>> hasattr(frame, "soft")\n'),
 ])
 def test_a_mention_anywhere_in_the_work_tree_is_a_read(
-        make_repo: Callable[..., Path], reader: tuple[str, str]) -> None:
-    unread = unread_of(make_repo, {"app/frame.py": FRAME, reader[0]: reader[1]})
+        indexed: Callable[..., Project], reader: tuple[str, str]) -> None:
+    unread = unread_of(indexed, {"app/frame.py": FRAME, reader[0]: reader[1]})
     assert unread is not None and unread({"soft": 0}) == set()
 
 
-def test_the_edits_own_stores_do_not_count(make_repo: Callable[..., Path]) -> None:
+def test_the_edits_own_stores_do_not_count(indexed: Callable[..., Project]) -> None:
     after = FRAME.replace("        self.parent = parent\n",
                           "        self.parent = parent\n        self.soft = False\n")
-    unread = unread_of(make_repo, {"app/frame.py": FRAME}, {"app/frame.py": after})
+    unread = unread_of(indexed, {"app/frame.py": FRAME}, {"app/frame.py": after})
     assert unread is not None
     assert unread({"soft": 1}) == {"soft"}
     assert unread({"soft": 0}) == set()  # a store the edit does not hold is a mention
@@ -72,20 +71,20 @@ def test_the_edits_own_stores_do_not_count(make_repo: Callable[..., Path]) -> No
             "    def __setattr__(self, name, value):\n        pass\n",  # a descendant's
 ])
 def test_a_class_whose_stores_may_run_code_or_be_shown_has_none(
-        make_repo: Callable[..., Path], frame: str) -> None:
-    assert unread_of(make_repo, {"app/frame.py": frame}) is None
+        indexed: Callable[..., Project], frame: str) -> None:
+    assert unread_of(indexed, {"app/frame.py": frame}) is None
 
 
-def test_a_name_the_family_binds_is_read(make_repo: Callable[..., Path]) -> None:
+def test_a_name_the_family_binds_is_read(indexed: Callable[..., Project]) -> None:
     base = "class Base:\n    @property\n    def soft(self):\n        return 1\n"
     frame = "from app.base import Base\n\n\n" + FRAME.replace("class Frame:", "class Frame(Base):")
-    unread = unread_of(make_repo, {"app/base.py": base, "app/frame.py": frame})
+    unread = unread_of(indexed, {"app/base.py": base, "app/frame.py": frame})
     assert unread is not None
     assert unread({"soft": 0, "hard": 0}) == {"hard"}  # a property would run on the store
 
 
-def test_a_function_outside_a_class_has_none(make_repo: Callable[..., Path]) -> None:
-    assert unread_of(make_repo, {"app/frame.py": FRAME + "\n\ndef g(x):\n    x.a = 1\n"},
+def test_a_function_outside_a_class_has_none(indexed: Callable[..., Project]) -> None:
+    assert unread_of(indexed, {"app/frame.py": FRAME + "\n\ndef g(x):\n    x.a = 1\n"},
                      method="app.frame.g") is None
 
 

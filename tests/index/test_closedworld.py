@@ -65,10 +65,9 @@ def _graph(root: Path, world: str) -> set[tuple[str, str]]:
     return {(s, d) for s, ds in cg.items() for d in ds}
 
 
-def test_closed_world_drops_only_what_no_built_receiver_reaches(make_repo):
-    root = make_repo({"geo/__init__.py": "", "geo/shapes.py": SHAPES, "geo/kinds.py": KINDS,
-                      "app.py": MAIN})
-    Project(root).index()
+def test_closed_world_drops_only_what_no_built_receiver_reaches(indexed):
+    root = indexed({"geo/__init__.py": "", "geo/shapes.py": SHAPES, "geo/kinds.py": KINDS,
+                    "app.py": MAIN}).root
     open_, closed = _graph(root, "open"), _graph(root, "closed")
     assert closed <= open_
     dropped = open_ - closed
@@ -93,10 +92,9 @@ def test_closed_world_drops_only_what_no_built_receiver_reaches(make_repo):
     assert open_ - closed == {("geo.shapes.Shape.__init__", "geo.shapes.Shape.validate")}
 
 
-def test_export_world_cli_and_bad_input(make_repo):
-    root = make_repo({"geo/__init__.py": "", "geo/shapes.py": SHAPES, "geo/kinds.py": KINDS,
-                      "app.py": MAIN})
-    Project(root).index()
+def test_export_world_cli_and_bad_input(indexed):
+    root = indexed({"geo/__init__.py": "", "geo/shapes.py": SHAPES, "geo/kinds.py": KINDS,
+                    "app.py": MAIN}).root
     res = CliRunner().invoke(main, ["export", "callgraph", str(root), "--format", "pycg",
                                     "--world", "closed"])
     assert res.exit_code == 0, res.output
@@ -179,7 +177,7 @@ def programs(draw: st.DrawFn) -> str:
 @settings(max_examples=30, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(source=programs())
-def test_closed_world_keeps_every_call_the_program_makes(make_repo, source):
+def test_closed_world_keeps_every_call_the_program_makes(indexed, source):
     if not source:
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,8 +186,7 @@ def test_closed_world_keeps_every_call_the_program_makes(make_repo, source):
         out = subprocess.run([sys.executable, "-c", _TRACER, str(main_py)], capture_output=True,
                              text=True, check=True).stdout
     ran = {tuple(e) for e in json.loads(out)}
-    root = make_repo({"main.py": source})
-    Project(root).index()
+    root = indexed({"main.py": source}).root
     open_, closed = _graph(root, "open"), _graph(root, "closed")
     assert closed <= open_
     assert ran <= closed, (source, sorted(ran - closed))

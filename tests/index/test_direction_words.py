@@ -42,11 +42,8 @@ def cli(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def repo(make_repo: Callable[..., Path]) -> Path:
-    root = make_repo(FILES)
-    with Project(root) as p:
-        p.index()
-    return root
+def repo(indexed: Callable[..., Project]) -> Path:
+    return indexed(FILES).root
 
 
 def test_aliases_map_per_surface() -> None:

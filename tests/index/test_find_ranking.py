@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -22,16 +21,14 @@ FILES = {
 }
 
 
-def test_exact_then_prefix_then_substring(make_repo: Callable[..., Path]) -> None:
-    root = make_repo(FILES)
-    with Project(root) as p:
-        p.index()
+def test_exact_then_prefix_then_substring(indexed: Callable[..., Project]) -> None:
+    with indexed(FILES) as p:
         ids = [n.id for n in p.find("login")]
         assert ids == ["app.auth.Service.login", "app.zz.login", "app.auth.login_form",
                        "app.zz.login_again", "app.auth.relogin"]
         assert [n.id for n in p.find("login")] == ids  # deterministic
         assert [n.id for n in p.find("Service.login")] == ["app.auth.Service.login"]
         assert [n.id for n in p.find("login", limit=2)] == ids[:2]
-    res = CliRunner().invoke(main, ["find", "login", "--repo", str(root), "--json"])
+    res = CliRunner().invoke(main, ["find", "login", "--repo", str(p.root), "--json"])
     assert res.exit_code == 0
     assert [r["id"] for r in json.loads(res.stdout)] == ids

@@ -26,11 +26,8 @@ def hub_files() -> dict[str, str]:
 
 
 @pytest.fixture
-def hub_repo(make_repo: Callable[..., Path]) -> Path:
-    root = make_repo(hub_files())
-    with Project(root) as p:
-        p.index()
-    return root
+def hub_repo(indexed: Callable[..., Project]) -> Path:
+    return indexed(hub_files()).root
 
 
 def _ids(result: dict) -> list[str]:

@@ -66,9 +66,8 @@ def test_index_builds_graph(make_repo):
     assert tests == {"tests/test_cart.py::test_total"}
 
 
-def test_second_index_reparses_only_changed_files(make_repo):
-    root = make_repo(BASE)
-    Project(root).index()
+def test_second_index_reparses_only_changed_files(indexed):
+    root = indexed(BASE).root
     assert Project(root).index().parsed == 0
     (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "\n\ndef tax():\n"
                                                "    return RATE\n")
@@ -77,9 +76,8 @@ def test_second_index_reparses_only_changed_files(make_repo):
     assert Project(root).store.node("shop.pricing.tax") is not None
 
 
-def test_touch_without_content_change_reparses_nothing(make_repo):
-    root = make_repo(BASE)
-    Project(root).index()
+def test_touch_without_content_change_reparses_nothing(indexed):
+    root = indexed(BASE).root
     os.utime(root / "src/shop/cart.py", ns=(1, 1))
     assert Project(root).index().parsed == 0
 
@@ -112,7 +110,7 @@ def _apply(root, path, text):
         f.write_text(text)
 
 
-def _incremental_equals_full(make_repo, base, edits, max_size):
+def _incremental_equals_full(indexed, base, edits, max_size):
     """Property: after any sequence of ``edits`` (each followed by an incremental index) the
     index equals a from-scratch one, and the row tally matches the tables."""
     hypothesis = pytest.importorskip("hypothesis")
@@ -123,8 +121,7 @@ def _incremental_equals_full(make_repo, base, edits, max_size):
     @hypothesis.given(st.lists(st.sampled_from(range(len(edits))), min_size=1,
                                max_size=max_size))
     def check(seq):
-        root = make_repo(base)
-        Project(root).index()
+        root = indexed(base).root
         for i in seq:
             _apply(root, *edits[i])
             Project(root).index()
@@ -139,17 +136,16 @@ def _incremental_equals_full(make_repo, base, edits, max_size):
     check()
 
 
-def test_incremental_equals_full_on_edit_sequences(make_repo):
-    _incremental_equals_full(make_repo, BASE, EDITS, 5)
+def test_incremental_equals_full_on_edit_sequences(indexed):
+    _incremental_equals_full(indexed, BASE, EDITS, 5)
 
 
-def test_history_is_mined_only_when_head_moves(make_repo, monkeypatch):
+def test_history_is_mined_only_when_head_moves(indexed, monkeypatch):
     import subprocess
 
     from impactlens.index import history
 
-    root = make_repo(BASE)
-    Project(root).index()
+    root = indexed(BASE).root
     calls = []
     real = history.update_history
     monkeypatch.setattr(history, "update_history", lambda *a: calls.append(1) or real(*a))
@@ -207,9 +203,8 @@ def test_not_a_directory_is_one_line_error(tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_unknown_symbol_suggests_close_matches(make_repo):
-    root = make_repo(BASE)
-    Project(root).index()
+def test_unknown_symbol_suggests_close_matches(indexed):
+    root = indexed(BASE).root
     result = CliRunner().invoke(main, ["impact", "price_off", "--repo", str(root)])
     assert result.exit_code == 2
     assert "unknown symbol 'price_off'" in result.output
@@ -217,9 +212,8 @@ def test_unknown_symbol_suggests_close_matches(make_repo):
     assert "Traceback" not in result.output
 
 
-def test_old_schema_gives_clear_message_and_index_rebuilds(make_repo):
-    root = make_repo(BASE)
-    Project(root).index()
+def test_old_schema_gives_clear_message_and_index_rebuilds(indexed):
+    root = indexed(BASE).root
     con = sqlite3.connect(index_path(root))
     con.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     con.commit()
@@ -232,9 +226,8 @@ def test_old_schema_gives_clear_message_and_index_rebuilds(make_repo):
     assert Project(root).store.node("shop.cart.Cart") is not None
 
 
-def test_interrupted_index_leaves_previous_index_intact(make_repo, monkeypatch):
-    root = make_repo(BASE)
-    Project(root).index()
+def test_interrupted_index_leaves_previous_index_intact(indexed, monkeypatch):
+    root = indexed(BASE).root
     before = dump(root)
     (root / "src/shop/pricing.py").write_text("def price_of(item):\n    return 0\n")
     (root / "src/shop/new.py").write_text("def new():\n    pass\n")
@@ -311,9 +304,8 @@ def test_first_index_keeps_wal_when_another_connection_holds_the_file(make_repo)
     assert Project(root).store.node("shop.cart.Cart") is not None
 
 
-def test_concurrent_index_fails_cleanly(make_repo):
-    root = make_repo(BASE)
-    Project(root).index()
+def test_concurrent_index_fails_cleanly(indexed):
+    root = indexed(BASE).root
     fd = os.open(root / ".impactlens" / "index.lock", os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
@@ -443,12 +435,11 @@ ABOVE_EDITS = {
 }
 
 
-def _reindexed_after(make_repo, monkeypatch, path, text):
+def _reindexed_after(indexed, monkeypatch, path, text):
     """Index LIB, apply the edit, re-index incrementally: (root, files re-resolved)."""
     from impactlens.index import python as pyindex
 
-    root = make_repo(LIB)
-    Project(root).index()
+    root = indexed(LIB).root
     _apply(root, path, text)
     resolved = []
     real = pyindex.resolve_file
@@ -460,8 +451,8 @@ def _reindexed_after(make_repo, monkeypatch, path, text):
 
 
 @pytest.mark.parametrize("edit", sorted(ABOVE_EDITS))
-def test_renumbering_above_re_resolves_only_the_name_set_readers(make_repo, monkeypatch, edit):
-    root, resolved = _reindexed_after(make_repo, monkeypatch, "src/lib/core.py",
+def test_renumbering_above_re_resolves_only_the_name_set_readers(indexed, monkeypatch, edit):
+    root, resolved = _reindexed_after(indexed, monkeypatch, "src/lib/core.py",
                                       ABOVE_EDITS[edit])
     assert set(resolved) <= {"src/lib/core.py", "src/lib/__init__.py"}
     incremental = dump(root)
@@ -470,9 +461,9 @@ def test_renumbering_above_re_resolves_only_the_name_set_readers(make_repo, monk
 
 
 @pytest.mark.parametrize("edit", sorted(LIB_EDITS))
-def test_symbol_level_dependencies_match_a_full_index(make_repo, monkeypatch, edit):
+def test_symbol_level_dependencies_match_a_full_index(indexed, monkeypatch, edit):
     path, text, only_edited = LIB_EDITS[edit]
-    root, resolved = _reindexed_after(make_repo, monkeypatch, path, text)
+    root, resolved = _reindexed_after(indexed, monkeypatch, path, text)
     if only_edited:
         assert resolved == [path]
     else:
@@ -513,13 +504,12 @@ RECV = {
 }
 
 
-def test_inherited_code_evaluated_for_a_receiver_records_this_file_s_lines(make_repo):
+def test_inherited_code_evaluated_for_a_receiver_records_this_file_s_lines(indexed):
     """use.py knows the receiver (Option) of the inherited methods, so it records what they
     reach for an Option (Param.__init__ -> Mid._parse -> Option._norm) — at its own line,
     also for the context found inside base.py's code: base.py's lines can move without
     use.py being re-resolved (found by `bench replay` on click)."""
-    root = make_repo(RECV)
-    Project(root).index()
+    root = indexed(RECV).root
     con = sqlite3.connect(index_path(root))
     rows = con.execute("SELECT src, dst, line FROM edges WHERE file='src/use.py' AND "
                        "detail LIKE '%recv%'").fetchall()
@@ -551,21 +541,19 @@ FLOW_EDITS = [
 ]
 
 
-def test_argument_flow_incremental_equals_full(make_repo):
+def test_argument_flow_incremental_equals_full(indexed):
     """A flow's edges live in the caller's file but depend on the callee's and the
     argument class's facts: every edit order gives what a full index gives."""
-    root = make_repo(FLOW_BASE)
-    Project(root).index()
+    root = indexed(FLOW_BASE).root
     calls = {(e[0], e[1]) for e in dump(root)["edges"] if e[2] == EdgeKind.CALL.value}
     assert ("app.run.run", "app.kinds.A.go") in calls
-    _incremental_equals_full(make_repo, FLOW_BASE, FLOW_EDITS, 4)
+    _incremental_equals_full(indexed, FLOW_BASE, FLOW_EDITS, 4)
 
 
-def test_the_index_never_shows_up_in_git_status(make_repo):
+def test_the_index_never_shows_up_in_git_status(indexed):
     import subprocess
 
-    root = make_repo(BASE)
-    Project(root).index()
+    root = indexed(BASE).root
     status = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
                              "--untracked-files=all"], capture_output=True, text=True, check=True)
     assert status.stdout == ""  # `.impactlens/` ignores itself: `git add -A` adds no database

@@ -38,9 +38,8 @@ SRC = {
 }
 
 
-def test_pycg_export_lists_what_runs(make_repo) -> None:
-    p = Project(make_repo(SRC))
-    p.index(full=True)
+def test_pycg_export_lists_what_runs(indexed) -> None:
+    p = indexed(SRC)
     g = p.export_callgraph("pycg")
     # a decorated name runs the wrapper; the wrapper runs the function
     assert g["app.main"] == ["app.log.wrapper", "asyncio.sleep"]
@@ -52,9 +51,8 @@ def test_pycg_export_lists_what_runs(make_repo) -> None:
     assert {"app.log", "dataclasses.dataclass"} <= set(g["app"])
 
 
-def test_index_keeps_the_decorated_callee_and_the_lambda_node(make_repo) -> None:
-    p = Project(make_repo(SRC))
-    p.index(full=True)
+def test_index_keeps_the_decorated_callee_and_the_lambda_node(indexed) -> None:
+    p = indexed(SRC)
     lam = p.store.node("app.rank.<lambda1>")
     assert lam is not None and lam.kind is NodeKind.FUNCTION and lam.is_lambda
     assert lam.start_line == lam.end_line == 22
@@ -95,10 +93,9 @@ def _calls(p: Project) -> set[tuple[str, str, str, int]]:
     return {(e.src, e.dst, e.file, e.line) for e in p.store.all_edges(frozenset({EdgeKind.CALL}))}
 
 
-def test_receiver_context_edge_is_recorded_at_the_call_and_follows_edits(make_repo) -> None:
-    root = make_repo(BASE)
-    p = Project(root)
-    p.index(full=True)
+def test_receiver_context_edge_is_recorded_at_the_call_and_follows_edits(indexed) -> None:
+    p = indexed(BASE)
+    root = p.root
     # hello runs Child.greet for the Child that child.run creates: recorded at that call
     assert ("base.Base.hello", "child.Child.greet", "child.py", 10) in _calls(p)
     assert ("base.Base.hello", "base.Base.greet", "base.py", 3) in _calls(p)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from git_dates import day
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,8 +14,6 @@ from impactlens.api import Project
 from impactlens.cli import main
 from impactlens.errors import BadInputError
 from impactlens.settings import DEFAULT, from_pyproject, override, with_values
-
-from .conftest import day
 
 
 def test_override_reads_each_value_as_its_fields_type():

@@ -8,11 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_recording import pytest_run, record, relations, validate
 
 from impactlens.api import Project
 from impactlens.index.store import Store, index_path
-
-from .test_recording import pytest_run, record, relations, validate
 
 SIGN = (
     "def sign(x):\n"            # 1

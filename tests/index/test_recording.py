@@ -398,15 +398,13 @@ def test_code_objects_map_to_the_innermost_function_of_their_name() -> None:
 
 
 def test_a_recording_re_indexes_with_the_runs_own_settings(
-        make_repo: Callable[..., Path]) -> None:
+        indexed: Callable[..., Project]) -> None:
     """The recorder re-indexes inside pytest: with other settings than the run's it would
     clear and re-mine the history (its mode changed); handed down, nothing is re-mined."""
     from impactlens.settings import DEFAULT
 
-    repo = make_repo({**APP, **SEEN})
     settings = DEFAULT.replace(history_first_parent=True)
-    with Project(repo, settings) as project:
-        project.index()
+    with indexed({**APP, **SEEN}, settings=settings) as project:
         code, info = project.record_tests(["-p", "no:cacheprovider"])
         assert code == 0 and info is not None
         again = project.index()

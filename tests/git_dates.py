@@ -1,4 +1,8 @@
-"""Helpers for the history tests: fixed dates and a mined-history shortcut."""
+"""Fixed commit dates for planted histories: day ``n`` after 2024-01-01 (UTC).
+
+Imported by name (``from git_dates import day``) from any test directory: ``tests/`` is on
+the import path once ``tests/conftest.py`` is loaded.
+"""
 
 from __future__ import annotations
 

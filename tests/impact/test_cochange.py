@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from git_dates import day, epoch
 
 from impactlens.change.inputs import cut_time
 from impactlens.errors import BadInputError
@@ -13,8 +14,6 @@ from impactlens.impact.cochange import co_change, tokenize
 from impactlens.index.history import load_history, update_history
 from impactlens.index.store import Store
 from impactlens.settings import DEFAULT
-
-from .conftest import day, epoch
 
 FAR_FUTURE = epoch(10_000)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+from git_dates import day
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,8 +18,6 @@ from impactlens.bench.history import (
     mine_cases,
     summarize,
 )
-
-from .conftest import day
 
 A0 = (
     "def helper(x):\n"
@@ -81,14 +80,15 @@ def test_seed_all_each_changed_function(make_repo, git_commit):
 
 
 def test_release_titles_and_vendored_trees_are_not_cases():
-    from impactlens.bench.history import _MECHANICAL, is_vendored
+    from impactlens.bench.history.cases import MECHANICAL
+    from impactlens.bench.history.sources import is_vendored
 
     for title in ("v2.30.0", "2.30.0 (2024-01-02)", "Release 1.2", "release v3.0.1",
                   "Bump version to 4.1"):
-        assert _MECHANICAL.search(title), title
+        assert MECHANICAL.search(title), title
     for title in ("Fix v2 handling of redirects", "Support Python 3.12 in the loader",
                   "raise on 2.0 style calls"):
-        assert not _MECHANICAL.search(title), title
+        assert not MECHANICAL.search(title), title
     for path in ("src/pip/_vendor/rich/console.py", "requests/packages/urllib3/util.py",
                  "vendor/six.py", "pkg/third_party/lib.py"):
         assert is_vendored(path) and not is_source(path), path
@@ -281,11 +281,11 @@ def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, cap
 
 
 def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
-    from impactlens.bench.history import _PLUGIN, run_suite
+    from impactlens.bench.history.regression import run_suite, write_plugin
 
     plugin_dir = tmp_path / "plugin"
     plugin_dir.mkdir()
-    (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+    write_plugin(plugin_dir)
     wt = tmp_path / "wt"
     (wt / "tests").mkdir(parents=True)
     (wt / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
@@ -297,25 +297,25 @@ def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
 
 
 def test_a_timed_out_suite_run_is_not_cached(tmp_path):
-    from impactlens.bench.history import _PLUGIN, _cached_suite
+    from impactlens.bench.history.regression import cached_suite, write_plugin
 
     plugin_dir = tmp_path / "plugin"
     plugin_dir.mkdir()
-    (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+    write_plugin(plugin_dir)
     wt, cache = tmp_path / "wt", tmp_path / "cache"
     (wt / "tests").mkdir(parents=True)
     (wt / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
-    assert _cached_suite(cache, "abc", "parent", wt, 0.001, plugin_dir) is None
+    assert cached_suite(cache, "abc", "parent", wt, 0.001, plugin_dir) is None
     assert not cache.exists()  # a longer --test-timeout gets its chance on the next run
     want = {"tests/test_a.py::test_a": "passed"}
-    assert _cached_suite(cache, "abc", "parent", wt, 120, plugin_dir) == want
-    assert _cached_suite(cache, "abc", "parent", wt, 0.001, plugin_dir) == want  # cached
+    assert cached_suite(cache, "abc", "parent", wt, 120, plugin_dir) == want
+    assert cached_suite(cache, "abc", "parent", wt, 0.001, plugin_dir) == want  # cached
 
 
 def test_a_breaking_test_must_pass_and_fail_again_every_recheck():
     from types import SimpleNamespace
 
-    from impactlens.bench.history import _confirmed_breaking
+    from impactlens.bench.history.regression import confirmed_breaking
 
     # `real` breaks every time; `flaky` fails seeded once, then passes its second recheck;
     # `noisy` failed at the parent's recheck; `fine` never broke
@@ -333,5 +333,5 @@ def test_a_breaking_test_must_pass_and_fail_again_every_recheck():
 
     before = {t: "passed" for t in ("real", "flaky", "noisy", "fine")}
     after = {"real": "failed", "flaky": "failed", "noisy": "error", "fine": "passed"}
-    assert _confirmed_breaking(before, after, SimpleNamespace(key="s"), run) == ["real"]
+    assert confirmed_breaking(before, after, SimpleNamespace(key="s"), run) == ["real"]
     assert asked[2] == ("s-recheck2", ["flaky", "real"])  # only what survived the first

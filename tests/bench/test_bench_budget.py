@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from test_bench_history import _repo
+
 from impactlens.bench import budget
 from impactlens.settings import DEFAULT
-
-from .test_bench_history import _repo
 
 
 def test_every_surface_is_measured_and_shows_the_coupled_file(make_repo, git_commit, tmp_path,
@@ -51,9 +51,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
 
 
 def test_the_obligations_bench_scores_a_flag_against_the_commit(make_repo, git_commit, capsys):
-    from impactlens.bench import obligations
+    from git_dates import day
 
-    from .conftest import day
+    from impactlens.bench import obligations
 
     root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def f(x):\n    return x\n",
                       "pkg/b.py": "from pkg.a import f\n\n\ndef g(y):\n    return f(y)\n"},

@@ -6,12 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from git_dates import day
 
 from impactlens.index.history import history_state, load_history, update_history
 from impactlens.index.store import Store
 from impactlens.settings import DEFAULT
-
-from .conftest import day
 
 SYMBOLS = DEFAULT.replace(cochange_symbol_weight=2.0)  # the touched-definitions pass on
 

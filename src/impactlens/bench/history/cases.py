@@ -1,0 +1,208 @@
+"""Evaluation cases mined from a repository's git history: the commit filters, each case's
+gold (what else the commit changed) and its seed (one changed function, spliced into the
+parent), and the temporary work tree a case runs in."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from impactlens.bench.history.semantic import definitions, semantic, splice
+from impactlens.bench.history.sources import is_source
+from impactlens.index import git as gitcmd
+from impactlens.index.history import CommitRecord, FileTouch, mine_commits
+from impactlens.settings import DEFAULT, Settings
+
+# subject lines of mechanical commits (formatting, linting, typing, releases): never cases
+MECHANICAL = re.compile(
+    r"\b(black|isort|pyupgrade|flake8|ruff|pre-commit|pre-commit-ci|reformat\w*|format(ting)?"
+    r"|typos?|lint\w*|bump\w*|release v?\d|version v?\d|copyright|license header|modernize"
+    r"|drop (support for )?python|type (hints|annotations)|typing)\b"
+    r"|^\W*v?\d+(\.\d+)+\b",  # a release titled by its version: "v2.30.0", "2.30.0 (2024-01-02)"
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    file: str  # path at the parent
+    qualname: str
+    seeded: str  # parent text with the seed function replaced by its new version
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(f"{self.file}::{self.qualname}".encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Case:
+    sha: str
+    parent: str
+    author_time: int
+    message: str
+    source_files: tuple[str, ...]  # semantically changed, named at the parent
+    added_files: tuple[str, ...]  # semantically new files (not predictable)
+    changed_defs: dict[str, tuple[str, ...]]  # parent path -> modified/deleted qualnames
+    before: dict[str, str]  # parent path -> parent text
+    seeds: tuple[Seed, ...]
+
+
+def candidate_commits(repo: Path, settings: Settings, cap: int,
+                      dropped: list[CommitRecord] | None = None) -> list[CommitRecord]:
+    """Non-merge commits with a parent passing the path/size/message filters, newest first.
+    ``dropped`` collects those with 2..``cap`` source files that only the message filter
+    dropped (it is broad on purpose: a tangled mechanical commit costs more than a lost
+    real one; their count bounds what it cost)."""
+    shas = gitcmd.run(repo, "rev-list", "--no-merges", "HEAD").split()
+    out = []
+    for c in mine_commits(repo, shas):
+        if c.n_files == 0 or c.n_files > settings.history_max_files_per_commit:
+            continue
+        if not 2 <= sum(1 for f in c.files if is_source(f.path)) <= cap:
+            continue
+        if MECHANICAL.search(c.message.splitlines()[0] if c.message else ""):
+            if dropped is not None:
+                dropped.append(c)
+            continue
+        out.append(c)
+    out.sort(key=lambda c: (-c.author_time, c.sha))
+    return out
+
+
+@dataclass
+class _Sides:
+    """A commit's semantically changed source files, both sides, named at the parent."""
+
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # new files: not predictable
+    defs_changed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    before: dict[str, str] = field(default_factory=dict)
+    after: dict[str, str] = field(default_factory=dict)  # not for deleted files
+
+
+def _read_sides(repo: Path, c: CommitRecord, parent: str,
+                src: list[FileTouch]) -> _Sides | None:
+    """Both sides of each source file, with the semantic filter applied; ``None`` when a
+    side does not parse (the case is skipped)."""
+    specs = []
+    for f in src:
+        specs += [f"{parent}:{f.old_path or f.path}", f"{c.sha}:{f.path}"]
+    blobs = gitcmd.blobs(repo, specs)
+    sides = _Sides()
+    for f in sorted(src, key=lambda f: f.old_path or f.path):
+        old = f.old_path or f.path
+        b, a = blobs.get(f"{parent}:{old}"), blobs.get(f"{c.sha}:{f.path}")
+        try:
+            bt = b.decode("utf-8") if b is not None else None
+            at = a.decode("utf-8") if a is not None else None
+            if bt is not None and at is not None and semantic(bt) == semantic(at):
+                continue  # formatting / comment / docstring / rename-only
+            if bt is None:
+                if at is not None:
+                    semantic(at)
+                    sides.added.append(f.path)
+                continue
+            if at is None:  # deleted file: gold (its users had to change)
+                sides.changed.append(old)
+                sides.before[old] = bt
+                sides.defs_changed[old] = tuple(sorted(definitions(bt)))
+                continue
+            bd, ad = definitions(bt), definitions(at)
+        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            return None
+        sides.changed.append(old)
+        sides.before[old] = bt
+        sides.after[old] = at
+        sides.defs_changed[old] = tuple(sorted(
+            q for q, d in bd.items() if q not in ad or ad[q].dump != d.dump
+        ))
+    return sides
+
+
+def _seeds(sides: _Sides, seed_mode: str) -> list[Seed]:
+    """The changed functions that exist on both sides, each spliced into the parent's file
+    (``first``: the first by file path then line; ``all``: each)."""
+    seeds: list[Seed] = []
+    for path in sides.changed:
+        if path not in sides.after:
+            continue
+        before, after = sides.before[path], sides.after[path]
+        bd, ad = definitions(before), definitions(after)
+        for q in sorted(sides.defs_changed[path], key=lambda q: (bd[q].start, q)):
+            if bd[q].kind != "function" or q not in ad:
+                continue
+            seeded = splice(before, after, bd[q], ad[q])
+            try:
+                if semantic(seeded) == semantic(before):
+                    continue
+            except SyntaxError:
+                continue
+            seeds.append(Seed(path, q, seeded))
+            if seed_mode == "first":
+                return seeds
+    return seeds
+
+
+def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str) -> Case | None:
+    """Read both sides, apply the semantic filter, pick the seed(s); ``None`` = skipped."""
+    parent = gitcmd.first_parent(repo, c.sha)
+    if parent is None:
+        return None
+    sides = _read_sides(repo, c, parent, [f for f in c.files if is_source(f.path)])
+    if sides is None:
+        return None
+    n = len(sides.changed) + len(sides.added)
+    if n < 2 or n > cap or len(sides.changed) < 2:
+        return None
+    seeds = _seeds(sides, seed_mode)
+    if not seeds:
+        return None
+    return Case(
+        sha=c.sha, parent=parent, author_time=c.author_time, message=c.message,
+        source_files=tuple(sides.changed), added_files=tuple(sides.added),
+        changed_defs=sides.defs_changed, before=sides.before, seeds=tuple(seeds),
+    )
+
+
+def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first",
+               settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, int]]:
+    dropped: list[CommitRecord] = []
+    cands = candidate_commits(repo, settings, cap, dropped)
+    cases: list[Case] = []
+    skipped = 0
+    oldest: int | None = None  # the oldest candidate examined, when the limit stopped it
+    for c in cands:
+        if len(cases) >= limit:
+            oldest = c.author_time
+            break
+        case = build_case(repo, c, cap, seed_mode)
+        if case is None:
+            skipped += 1
+            continue
+        cases.append(case)
+    # counted over the same newest commits the cases came from
+    by_message = sum(1 for d in dropped if oldest is None or d.author_time > oldest)
+    return cases, {"candidates": len(cands), "skipped_semantic": skipped,
+                   "skipped_message": by_message}
+
+
+@contextlib.contextmanager
+def worktree(repo: Path, sha: str) -> Iterator[Path]:
+    """A temporary detached `git worktree` of ``sha``, removed afterwards."""
+    tmp = Path(tempfile.mkdtemp(prefix="impactlens-hist-"))
+    wt = tmp / "wt"
+    gitcmd.run(repo, "worktree", "add", "-q", "--detach", str(wt), sha)
+    try:
+        yield wt
+    finally:
+        with contextlib.suppress(Exception):
+            gitcmd.run(repo, "worktree", "remove", "--force", str(wt))
+        shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(Exception):
+            gitcmd.run(repo, "worktree", "prune")

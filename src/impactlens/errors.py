@@ -27,3 +27,7 @@ class IndexBusyError(ImpactlensError):
 
 class NotARepositoryError(ImpactlensError):
     """A path that is not a directory, or a git operation outside a work tree."""
+
+
+class WatchError(ImpactlensError):
+    """The file watcher of watch mode could not start, or stopped."""

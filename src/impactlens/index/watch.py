@@ -136,6 +136,7 @@ class RepositoryWatcher:
             return not self._seen.isdisjoint(names) or not self._running
 
         try:
+            self._markers.mkdir(parents=True, exist_ok=True)  # .impactlens/ may be gone
             while self._running and time.monotonic() < deadline:
                 # a marker made before the watch was set up goes unreported: make another
                 name = f"{os.getpid()}-{next(self._names)}"

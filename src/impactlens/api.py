@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from impactlens.change.inputs import ProposedChange, from_texts, parse_as_of, read_change
-from impactlens.errors import BadInputError, NotARepositoryError
+from impactlens.errors import BadInputError, NotARepositoryError, WatchError
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
 from impactlens.index.store import Store, index_path
@@ -30,6 +30,7 @@ from impactlens.model import (
 from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
 
 if TYPE_CHECKING:
+    from impactlens.index.watch import RepositoryWatcher
     from impactlens.run import Workspace
 
 __all__ = ["Project", "check_project", "repository_settings"]
@@ -66,6 +67,9 @@ class Project:
             raise NotARepositoryError(f"{root}: not a directory")
         self.settings = settings if settings is not None else repository_settings(self.root)
         self._store: Store | None = None
+        self._watcher: RepositoryWatcher | None = None
+        self._watch_checked = False  # the disk was scanned since the watcher started
+        self.staleness_scans = 0  # how often refresh() scanned the disk for changes
 
     # ------------------------------------------------------------------ index
     def index(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
@@ -84,10 +88,68 @@ class Project:
         return self._store
 
     def refresh(self, progress: ProgressFn | None = None) -> IndexSummary | None:
-        """Re-index incrementally when files changed on disk; ``None`` when nothing did."""
-        if index_path(self.root).exists() and not Indexer(self.root, self.settings).is_stale():
-            return None
-        return self.index(progress=progress)
+        """Re-index incrementally when files changed on disk; ``None`` when nothing did.
+
+        While :meth:`start_watching` follows the saves, what the watcher reported decides,
+        without scanning the disk; a watcher that does not catch up within
+        ``watch_sync_timeout_s`` (or has not yet been checked against the disk) leaves it to
+        the scan."""
+        watcher = self._watcher
+        try:
+            if watcher is not None and self._watch_checked and watcher.sync(
+                    self.settings.watch_sync_timeout_s):
+                return self.index(progress=progress) if watcher.take() else None
+            if watcher is not None:
+                watcher.take()  # the scan below sees these changes
+            self.staleness_scans += 1
+            summary = (None if index_path(self.root).exists()
+                       and not Indexer(self.root, self.settings).is_stale()
+                       else self.index(progress=progress))
+            self._watch_checked = watcher is not None
+            return summary
+        except BaseException:
+            self._watch_checked = False  # what the watcher reported may be lost: scan next
+            raise
+
+    # ------------------------------------------------------------------ watch
+    def start_watching(self, on_change: Callable[[], None] | None = None) -> None:
+        """Follow the saves under the root from now on (:mod:`impactlens.index.watch`), so
+        that :meth:`refresh` re-indexes when a file the index reads changed and skips the
+        staleness scan when none did. ``on_change`` runs on the watcher's thread after a
+        burst of such saves (it must not block). :class:`WatchError` when the watcher does
+        not start."""
+        if self._watcher is not None:
+            return
+        from impactlens.index.watch import RepositoryWatcher
+
+        check_project(self.root)
+        watcher = RepositoryWatcher(self.root, quiet_ms=self.settings.watch_quiet_ms,
+                                    max_burst_ms=self.settings.watch_max_burst_ms,
+                                    on_change=on_change)
+        watcher.start()
+        if not watcher.sync(self.settings.watch_start_timeout_s):
+            watcher.stop()
+            why = watcher.error or (f"no file event seen within "
+                                    f"{self.settings.watch_start_timeout_s:g}s")
+            raise WatchError(f"{self.root}: cannot watch for changes: {why}")
+        self._watcher, self._watch_checked = watcher, False
+
+    def wait_for_change(self, timeout_s: float | None = None) -> bool:
+        """Block until the watcher reports a change to a file the index reads (True), or
+        ``timeout_s`` passes (False); :class:`WatchError` when the watcher stopped."""
+        if self._watcher is None:
+            raise WatchError("not watching: call start_watching() first")
+        if self._watcher.wait(timeout_s):
+            return True
+        if not self._watcher.running:
+            raise WatchError(f"{self.root}: the file watcher stopped: "
+                             f"{self._watcher.error or 'no reason given'}")
+        return False
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher, self._watch_checked = None, False
 
     def close(self) -> None:
         if self._store is not None:
@@ -98,6 +160,7 @@ class Project:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stop_watching()
         self.close()
 
     # ---------------------------------------------------------------- queries

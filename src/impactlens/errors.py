@@ -31,3 +31,7 @@ class NotARepositoryError(ImpactlensError):
 
 class MissingExtraError(ImpactlensError):
     """A feature needs an optional extra that is not installed (the message says which)."""
+
+
+class WatchError(ImpactlensError):
+    """The file watcher of watch mode could not start, or stopped."""

@@ -31,6 +31,14 @@ class Settings:
     index_workers: int = 0  # 0 = os.cpu_count()
     lock_timeout_s: float = 30.0  # a second `index` waits this long for the first
     history_max_files_per_commit: int = 50  # sweeping commits excluded from co-change pairs
+    # watch mode (`impactlens watch`, the MCP server; index/watch.py): a burst of saves is
+    # one refresh once it has been quiet this long …
+    watch_quiet_ms: int = 20
+    watch_max_burst_ms: int = 1_600  # … or has lasted this long
+    # a query waits this long for the watcher to report every save made before it, then
+    # checks the disk itself (the staleness scan the watcher otherwise spares)
+    watch_sync_timeout_s: float = 2.0
+    watch_start_timeout_s: float = 30.0  # setting up the watches (one per directory)
 
     # --- §3.1 classification ---------------------------------------------
     max_atomic_changes: int = 64

@@ -265,4 +265,39 @@ def test_analyze_change_diff_already_in_the_working_tree(shop: Path, git) -> Non
         assert tests.structured_content["tests"] == here.structured_content["validate"]
         assert "note" not in here.structured_content["change"]
 
-    anyio.run(body)
+    try:
+        anyio.run(body)
+    finally:
+        server._impactlens_backend.close()
+
+
+def test_a_save_is_seen_without_scanning_the_disk(shop: Path) -> None:
+    """The tool handlers in process: after the first query the file watcher, not a
+    staleness scan, tells the server what changed; a query right after a save sees it."""
+    from impactlens.serve.mcp_server import build_server
+
+    server = build_server(shop)
+    project = server._impactlens_backend.project
+
+    async def found(name: str) -> set[str]:
+        res = await server.call_tool("find_symbol", {"name": name})
+        assert not res.is_error, res.content
+        return {m["id"] for m in res.structured_content["matches"] if name in m["id"]}
+
+    async def body() -> None:
+        assert not await found("discount")
+        assert project.staleness_scans == 1  # the first query checks the disk once
+        (shop / "src/shop/discount.py").write_text("def discount(p):\n    return p * 0.9\n")
+        assert await found("discount") == {"shop.discount", "shop.discount.discount"}
+        (shop / "src/shop/pricing.py").write_text(PRICING_AFTER)
+        res = await server.call_tool("analyze_change", {})
+        must = {e["entity"] for e in res.structured_content["triage"]["must_inspect"]}
+        assert "shop.orders.Order.total" in must  # price's new parameter, seen at once
+        (shop / "src/shop/discount.py").unlink()
+        assert not await found("discount")
+        assert project.staleness_scans == 1
+
+    try:
+        anyio.run(body)
+    finally:
+        server._impactlens_backend.close()

@@ -17,6 +17,7 @@ _COMMAND_MODULES = (
     "impactlens.cli.pdg_cmds",
     "impactlens.cli.bench_cmds",
     "impactlens.cli.serve_cmds",
+    "impactlens.cli.watch_cmds",
 )
 
 for _name in _COMMAND_MODULES:

@@ -35,13 +35,26 @@ def holds_python_files(root: Path) -> bool:
     return next(_walk(root, PY_SUFFIX), None) is not None
 
 
+def is_skipped_dir(parent: str, name: str) -> bool:
+    """Whether the directory ``name`` in ``parent`` holds nothing to index: VCS metadata,
+    caches, build outputs, a virtualenv."""
+    return (name in SKIP_DIRS or name.endswith(".egg-info")
+            or _is_venv(os.path.join(parent, name)))
+
+
+def in_skipped_dir(root: Path, path: str) -> bool:
+    """Whether the repository path ``path`` lies inside a directory a walk skips."""
+    parent = str(root)
+    for name in path.split("/")[:-1]:
+        if is_skipped_dir(parent, name):
+            return True
+        parent = os.path.join(parent, name)
+    return False
+
+
 def _walk(root: Path, suffix: str) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in SKIP_DIRS and not d.endswith(".egg-info")
-            and not _is_venv(os.path.join(dirpath, d))
-        )
+        dirnames[:] = sorted(d for d in dirnames if not is_skipped_dir(dirpath, d))
         rel_dir = os.path.relpath(dirpath, root)
         for name in filenames:
             if name.endswith(suffix):

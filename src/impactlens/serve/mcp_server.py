@@ -2,8 +2,11 @@
 
 Every tool is a thin call into :class:`impactlens.api.Project`; nothing here analyzes.
 All work runs on one dedicated worker thread (the SQLite store is thread-bound, and
-one index writer at a time is what the indexer expects); before each query the index
-is refreshed incrementally when files changed on disk.
+one index writer at a time is what the indexer expects). From the first query on, a
+file watcher follows the saves (:meth:`impactlens.api.Project.start_watching`): a burst
+of saves is indexed incrementally right away, and each query first waits for the
+watcher to report every save made before it, so it sees them without scanning the
+disk; when the watcher cannot start or does not answer in time, the query scans.
 
 Errors a client can cause (unknown symbol, malformed diff, a path outside the
 repository, wrong argument types) come back as tool errors with a one-line message;
@@ -14,10 +17,12 @@ the server keeps serving. No tool writes anywhere but ``REPO/.impactlens/``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -34,7 +39,7 @@ from impactlens import __version__
 from impactlens.answer import Cut, answer_json, build_answer, fit, json_text, page
 from impactlens.answer.text import brief
 from impactlens.api import Project
-from impactlens.errors import BadInputError, ImpactlensError
+from impactlens.errors import BadInputError, ImpactlensError, WatchError
 from impactlens.impact.token_count import count_tokens
 from impactlens.model import normalise_direction
 from impactlens.settings import Settings
@@ -254,6 +259,8 @@ class _Backend:
         self.project = Project(root, settings)
         self.root = self.project.root
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="impactlens")
+        self._watch_tried = False
+        self._catch_up_queued = threading.Event()
 
     async def call(self, fn: Callable[..., T], *args: Any, refresh: bool = True,
                    **kwargs: Any) -> T:
@@ -265,6 +272,7 @@ class _Backend:
                  refresh: bool) -> T:
         try:
             if refresh:
+                self._watch()
                 self.project.refresh()
             return fn(*args, **kwargs)
         except ToolError:
@@ -276,8 +284,37 @@ class _Backend:
             raise ToolError(f"internal error: {type(exc).__name__}: {exc} "
                             "(the server is still running)") from None
 
+    def _watch(self) -> None:
+        """Follow the saves from the first query on: queries then skip the staleness scan
+        while the watcher reports nothing, and a burst of saves is indexed right away."""
+        if self._watch_tried:
+            return
+        try:
+            self.project.start_watching(on_change=self._changed)
+        except WatchError as exc:
+            log.warning("%s; every query checks the disk instead", exc)
+        self._watch_tried = True
+
+    def _changed(self) -> None:
+        """On the watcher's thread: queue one refresh on the worker (the store's thread)."""
+        if not self._catch_up_queued.is_set():
+            self._catch_up_queued.set()
+            with contextlib.suppress(RuntimeError):  # the server is shutting down
+                self._pool.submit(self._catch_up)
+
+    def _catch_up(self) -> None:
+        self._catch_up_queued.clear()  # a save from now on queues another
+        try:
+            self.project.refresh()
+        except Exception as exc:  # the next query refreshes again and reports it
+            log.warning("refresh after a save failed: %s: %s", type(exc).__name__, exc)
+
+    def _shutdown(self) -> None:
+        self.project.stop_watching()
+        self.project.close()
+
     def close(self) -> None:
-        self._pool.submit(self.project.close).result()
+        self._pool.submit(self._shutdown).result()
         self._pool.shutdown(wait=True)
 
     # ---------------------------------------------------------- helpers

@@ -25,7 +25,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT", "Collect", "matches_file", "matches_name", "read"]
+__all__ = ["CONFIG_FILES", "DEFAULT", "Collect", "matches_file", "matches_name", "read"]
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -88,6 +88,10 @@ def matches_name(name: str, options: Iterable[str]) -> bool:
 
 
 # ------------------------------------------------------------------- reading
+# the files at the repository root :func:`read` may take the rules from
+CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+
 def read(root: Path) -> Collect:
     """The collection rules of the repository at ``root``."""
     try:

@@ -88,7 +88,7 @@ _importing: list[str] = []  # the files of the module top-level frames executing
 _lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last switch
 _import_lines: set[tuple[str, CodeType, int]] = set()  # (module file, code, line) at import
 _line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
-_origins: dict[CodeType, child_trace.Origin] = {}  # code first run outside tests → who ran it
+_origins: dict[Code, child_trace.Origin] = {}  # code first run outside tests → who ran it
 _root = "/"  # the project's directory (str), set by Recorder.start
 # a forked copy of this process runs its tracer, whose record the copy never hands back
 _FORKS = frozenset({"os.fork", "os.forkpty"})
@@ -248,7 +248,8 @@ class Recorder:
             self.preimported = set(child_trace.imported(str(self.root)))
         else:  # traced from start-up: only what came before that is unknown
             codes, self.preimported = early.ran, set(early.preimported)
-            self.origins.update(early.origins)
+            for code, where in early.origins.items():
+                self.origins[code] = where
             self.from_start = True
             _import_time.update(codes)  # it ran while pytest started: outside any test
             self._merge(self.lines.setdefault(OUTSIDE, {}), {c: x for c, x in codes.items() if x})

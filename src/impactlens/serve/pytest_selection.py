@@ -34,6 +34,7 @@ CACHE = "pytest-selection.json"  # under .impactlens/
 _KEPT = 8  # selections kept in the cache (the last ones used)
 _INDEX_DIR = ".impactlens"
 
+_SELECTING = frozenset({"walk", "testmap"})  # the channels the validation set comes from
 # why a test is kept, by the relation that admits it (impact/testmap.py, impact/observed.py)
 _RELATIONS = {
     "TESTS": "calls it directly", "CALLS": "reaches it through calls",
@@ -181,6 +182,9 @@ def _analyze(root: Path, rev: str | None, min_conf: float | None) -> Selection:
     settings = repository_settings(root)
     if min_conf is not None:
         settings = replace(settings, test_map_min=min_conf)
+    # what picks the tests (the walk, the test map, a recording) and nothing a test run
+    # does not show: no ranking channels, no DAG token count
+    settings = replace(settings, channels=settings.channels & _SELECTING, max_dag_tokens=0)
     with Project(root, settings) as project:
         change = project.proposed_change(rev=rev) if rev else project.proposed_change()
         base = Selection(what, changed=frozenset(change.paths) | frozenset(change.other_files),

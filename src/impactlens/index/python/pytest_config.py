@@ -3,13 +3,14 @@
 
 Read from the first configuration file at the repository root, in pytest's order:
 ``pytest.toml`` (or ``.pytest.toml``), ``pytest.ini`` (or ``.pytest.ini``; even without a
-``[pytest]`` section), ``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini``
-with ``[pytest]``, ``setup.cfg`` with ``[tool:pytest]``; with none there, from one in a
-top-level ``tests/``, ``test/`` or ``testing/`` directory (the one ``pytest tests`` uses).
-Matching is pytest's: a ``python_files`` pattern without ``/`` is matched against the file
-name, one with ``/`` against the path's end; a class or function name is collected when it
-starts with a ``python_classes`` / ``python_functions`` entry or matches one that is a glob. Without a configuration file
-the rules are pytest's defaults. A file that cannot be read gives the defaults too (pytest
+``[pytest]`` section), ``pyproject.toml`` with ``[tool.pytest.ini_options]`` (or
+``[tool.pytest]``), ``tox.ini`` with ``[pytest]``, ``setup.cfg`` with ``[tool:pytest]``;
+with none there, from one in a top-level ``tests/``, ``test/`` or ``testing/`` directory
+(the one ``pytest tests`` uses). Matching is pytest's: a ``python_files`` pattern without
+``/`` is matched against the file name, one with ``/`` against the path's end; a class or
+function name is collected when it starts with a ``python_classes`` / ``python_functions``
+entry or matches one that is a glob. Without a configuration file the rules are pytest's
+defaults. A file that cannot be read gives the defaults too (pytest
 itself reports it).
 
 pytest names a test by its path relative to its *rootdir* — the directory of that
@@ -200,9 +201,12 @@ def _first_config(root: Path) -> Mapping[str, Any] | None:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        table = data.get("tool", {}).get("pytest", {}).get("ini_options")
+        tool = data.get("tool", {}).get("pytest", {})
+        table = tool.get("ini_options") if isinstance(tool, dict) else None
         if isinstance(table, dict):
             return table
+        if isinstance(tool, dict) and tool:  # pytest 9's native ``[tool.pytest]``
+            return tool
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
         if (root / name).is_file():
             got = _ini_section(root / name, section)

@@ -1,6 +1,6 @@
 """`pytest --impact` against the whole suite and pytest-testmon, on the same edits.
 
-    python bench/pytest_speed.py /tmp/click-ps /tmp/attrs-ps /tmp/rich-ps --runs 3
+    python bench/pytest_speed.py /tmp/attrs-ps /tmp/rich-ps /tmp/itsdangerous-ps --runs 3
 
 Each argument is a clone of one of the repositories in ``EDITS`` (its directory name starts
 with the repository's name), with a clean work tree; pytest-testmon must be installed.
@@ -10,7 +10,8 @@ run the full suite, ``pytest --impact --impact-no-cache`` (a fresh analysis, the
 it was before the edit) and ``pytest --testmon`` (its data as it was before the edit),
 interleaved so that the machine's load falls on all three alike; then one ``pytest
 --impact`` re-run (the cached selection). Wall and CPU (user + system of the process and
-every process it waited for) are medians over the rounds; "caught" counts the tests that
+every process it waited for) are medians over the rounds (this checkout's impactlens is
+byte-compiled first, as an installed one is); "caught" counts the tests that
 pass on the clean tree and fail with the edit in the full suite, among those each
 selection ran. The edit is undone afterwards (``git checkout``). Prints a markdown table;
 ``--json FILE`` keeps every run.
@@ -19,6 +20,7 @@ selection ran. The edit is undone afterwards (``git checkout``). Prints a markdo
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -52,6 +54,14 @@ EDITS: dict[str, dict[str, tuple[str, str, str]]] = {
         "wide": ("src/attr/_make.py", "    generic_base = get_generic_base(cls)\n\n    if gene",
                  "    _unused = None\n    generic_base = get_generic_base(cls)\n\n    if gene"),
     },
+    "itsdangerous": {
+        "narrow": ("src/itsdangerous/encoding.py",
+                   'return _int_to_bytes(num).lstrip(b"\\x00")',
+                   'return _int_to_bytes(num + 1).lstrip(b"\\x00")'),
+        "wide": ("src/itsdangerous/encoding.py",
+                 "        s = s.encode(encoding, errors)\n\n    return s",
+                 "        s = s.encode(encoding, errors)\n\n    _unused = None\n    return s"),
+    },
     "rich": {
         "narrow": ("rich/filesize.py",
                    '("kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"),\n        1000,',
@@ -60,7 +70,7 @@ EDITS: dict[str, dict[str, tuple[str, str, str]]] = {
                  "    if len(text) < 511:\n        return cached_cell_len"),
     },
 }
-_PYTEST = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+_PYTEST = ["-m", "pytest", "-q", "-p", "no:randomly"]  # (testmon needs the cacheprovider)
 
 
 def _cpu() -> float:
@@ -117,7 +127,8 @@ def _restore(saved: Path, target: Path) -> None:
         shutil.copy2(saved, target)
 
 
-def bench_repo(repo: Path, runs: int, log: Any) -> dict[str, Any]:
+def bench_repo(repo: Path, runs: int, log: Any, kinds: tuple[str, ...] = ("narrow", "wide")
+               ) -> dict[str, Any]:
     name = next(n for n in EDITS if repo.name.startswith(n))
     sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
                          text=True, check=True).stdout.strip()
@@ -142,6 +153,8 @@ def bench_repo(repo: Path, runs: int, log: Any) -> dict[str, Any]:
         _restore(repo / data, keep / data)
     out: dict[str, Any] = {"repo": name, "sha": sha, "setup": setup, "edits": {}}
     for kind, (path, old, new) in EDITS[name].items():
+        if kind not in kinds:
+            continue
         target = repo / path
         text = target.read_text(encoding="utf-8")
         assert text.count(old) == 1, f"{name} {kind}: the edit's text is not unique"
@@ -200,10 +213,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("repos", nargs="+", type=Path)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--edits", default="narrow,wide", help="which edits (comma-separated)")
     args = ap.parse_args(argv)
+    # bytecode for this checkout's impactlens, as an installed package has it (and pytest,
+    # testmon and the rest in site-packages): none is written under PYTHONDONTWRITEBYTECODE
+    compileall.compile_dir(HERE / "src", quiet=1)
     results = []
     for repo in args.repos:
-        results.append(bench_repo(repo.resolve(), args.runs, sys.stderr))
+        results.append(bench_repo(repo.resolve(), args.runs, sys.stderr,
+                                  tuple(args.edits.split(","))))
         if args.json:
             args.json.write_text(json.dumps(results, indent=1))
     print(table(results))

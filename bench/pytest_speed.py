@@ -117,14 +117,18 @@ def _env(repo: Path) -> dict[str, str]:
 
 
 def _restore(saved: Path, target: Path) -> None:
-    if target.is_dir():
-        shutil.rmtree(target)
-    elif target.exists():
-        target.unlink()
-    if saved.is_dir():
-        shutil.copytree(saved, target)
-    elif saved.exists():
-        shutil.copy2(saved, target)
+    """``target`` as ``saved`` is (absent if it is), with its SQLite sidecars (``-wal``)."""
+    for old in [target, *target.parent.glob(target.name + "-*")]:
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
+    for new in [saved, *saved.parent.glob(saved.name + "-*")]:
+        into = target.parent / (target.name + new.name[len(saved.name):])
+        if new.is_dir():
+            shutil.copytree(new, into)
+        elif new.exists():
+            shutil.copy2(new, into)
 
 
 def bench_repo(repo: Path, runs: int, log: Any, kinds: tuple[str, ...] = ("narrow", "wide")

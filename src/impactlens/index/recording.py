@@ -17,6 +17,10 @@ between tests outside any import (a pytest hook, a plugin) are kept under ``OUTS
 is what ran before the recorder started when ``impactlens record`` traced the process from
 start-up (:func:`impactlens.index.child_trace.start_early`: a plugin that imports the
 project); otherwise the project's modules already imported then are kept as *preimported*.
+Where the first run of a function outside any test began is kept too
+(:func:`impactlens.index.child_trace.origin`: the conftest line, the hook, the plugin), and
+named for each function that ran while pytest starts (:meth:`Recording.started_by`), so a
+selection of every test for such a change says what ran it.
 
 At the end, code objects of the indexed non-test files are mapped to the index's function
 and method nodes (file, name, first line inside the node's lines; nested functions by the

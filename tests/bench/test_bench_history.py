@@ -296,6 +296,19 @@ def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
     assert run_suite(wt, 0.001, plugin_dir) is None  # a timeout says nothing
 
 
+def test_suite_ids_are_the_repositorys_when_pytest_roots_in_the_tests_directory(tmp_path):
+    from impactlens.bench.history import _PLUGIN, run_suite
+
+    plugin_dir = tmp_path / "plugin"
+    plugin_dir.mkdir()
+    (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+    wt = tmp_path / "wt"
+    (wt / "tests").mkdir(parents=True)
+    (wt / "tests" / "pytest.ini").write_text("[pytest]\n")  # `pytest tests` roots in tests/
+    (wt / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    assert run_suite(wt, 120, plugin_dir) == {"tests/test_a.py::test_a": "passed"}
+
+
 def test_a_timed_out_suite_run_is_not_cached(tmp_path):
     from impactlens.bench.history.regression import cached_suite, write_plugin
 

@@ -92,3 +92,22 @@ def test_an_empty_pytest_ini_wins_over_pyproject(make_repo, name):
     root = edited_repo(make_repo, {name: "", "pyproject.toml": (
         '[tool.pytest.ini_options]\npython_files = ["check_*.py"]\n')})
     assert listed(root) == ["scripts/test_tool.py::test_f", "tests/test_y.py::test_f"]
+
+
+def test_a_suite_configured_in_its_tests_directory(make_repo):
+    # pytest.ini in tests/: `pytest tests` uses it, roots there and names its tests from there
+    import subprocess
+    import sys
+
+    root = edited_repo(make_repo, {"tests/pytest.ini": "[pytest]\npython_files = check_*.py\n"})
+    assert listed(root) == ["tests/check_x.py::test_f"]  # its rules are the index's
+    r = CliRunner().invoke(main, ["tests", "--repo", str(root), "--node-ids"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split() == ["check_x.py::test_f"]
+    assert "pytest's rootdir for these tests is tests/" in r.stderr
+    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                                "-p", "no:cacheprovider", "tests"], cwd=root,
+                               capture_output=True, text=True, check=False).stdout
+    assert "check_x.py::test_f" in collected.split()  # the ids pytest itself reports
+    run = CliRunner().invoke(main, ["tests", "--repo", str(root), "--run"])
+    assert run.exit_code == 0 and "WARNING" not in run.stderr  # repository paths are taken

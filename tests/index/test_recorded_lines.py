@@ -272,11 +272,13 @@ def test_lines_run_at_a_test_modules_import_select_that_modules_tests(
 def test_lines_run_at_a_conftest_import_or_in_a_hook_select_every_test(
         make_repo: Callable[..., Path]) -> None:
     changed = REG.replace("kind + f.__name__", "f.__name__ + kind")
-    for conftest in ("from app.reg import register\n\n\n"
-                     "register(print, kind='c')\n",  # at the conftest's import
-                     "from app.reg import register\n\n\n"
-                     "def pytest_configure(config):\n"
-                     "    register(print, kind='c')\n"):  # outside tests and imports
+    for conftest, by in (("from app.reg import register\n\n\n"
+                          "register(print, kind='c')\n",  # at the conftest's import
+                          "tests/conftest.py:4 (at its import)"),
+                         ("from app.reg import register\n\n\n"
+                          "def pytest_configure(config):\n"
+                          "    register(print, kind='c')\n",  # outside tests and imports
+                          "tests/conftest.py:5 (pytest_configure)")):
         repo = make_repo({**REGISTRY, "tests/test_special.py": "def test_x():\n    pass\n",
                           "tests/conftest.py": conftest})
         record(repo)
@@ -285,7 +287,7 @@ def test_lines_run_at_a_conftest_import_or_in_a_hook_select_every_test(
         # an error there stops pytest: test_x breaks too, though it imports nothing of app
         assert "tests/test_special.py::test_x" in tests
         assert tests == set(Store.open(index_path(repo)).recorded_tests())
-        assert "1 ran while pytest starts" in note
+        assert f"1 ran while pytest starts (app.reg.register from {by})" in note
 
 
 def test_lines_run_at_an_import_a_conftest_began_select_every_test(
@@ -301,7 +303,8 @@ def test_lines_run_at_an_import_a_conftest_began_select_every_test(
     tests, note = validate(repo)
     assert "tests/test_special.py::test_x" in tests  # imports nothing, breaks all the same
     assert tests == set(Store.open(index_path(repo)).recorded_tests())
-    assert "1 ran while pytest starts" in note
+    # what ran it: the conftest's import line, not app/lib.py in between
+    assert "1 ran while pytest starts (app.reg.register from tests/conftest.py:1 " in note
 
 
 def test_a_def_line_run_by_its_class_body_is_not_a_line_of_the_method(

@@ -363,7 +363,8 @@ def test_pytest_impact_runs_the_narrowed_set(repo: Path) -> None:
     record(repo)
     (repo / "src/app/calc.py").write_text(MUL_CHANGED)
     out = pytest_run(repo, "--impact")
-    assert "2 passed, 3 deselected" in out
+    assert "2 passed, 2 deselected" in out  # test_boot.py, no test of it kept: not collected
+    assert "collected 4 items" in out
     assert "PASSED tests/test_calc.py::test_mul" in out
 
 
@@ -409,3 +410,18 @@ def test_a_recording_re_indexes_with_the_runs_own_settings(
         assert code == 0 and info is not None
         again = project.index()
     assert any("commits indexed (0 new)" in n for n in again.notes), again.notes
+
+
+def test_a_suite_configured_in_its_tests_directory_is_recorded_by_repository_ids(
+        make_repo: Callable[..., Path]) -> None:
+    # no configuration at the root: `impactlens record` runs `pytest tests`, whose
+    # tests/pytest.ini roots pytest in tests/; the recording still names the repository's ids
+    files = {k: v for k, v in APP.items() if k != "pyproject.toml"}
+    repo = make_repo({**files, "tests/pytest.ini": "[pytest]\npythonpath = ../src\n"})
+    with Project(repo) as project:
+        code, info = project.record_tests()
+    assert code == 0 and info is not None and info["tests"] == 5
+    assert "tests/test_calc.py::test_mul" in Store.open(index_path(repo)).recorded_tests()
+    (repo / "src/app/calc.py").write_text(MUL_CHANGED)
+    narrowed, _ = validate(repo)
+    assert narrowed == {"tests/test_calc.py::test_mul", "tests/test_registry.py::test_run"}

@@ -194,22 +194,35 @@ def _print(answer: Answer, data: dict[str, Any], fmt: str, settings: Settings, *
 @click.option("--run", "run", is_flag=True,
               help="Run pytest on exactly these tests (in the repository) and exit with its code.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ids as a JSON list.")
+@click.option("--node-ids", "node_ids", is_flag=True,
+              help="Print the ids as pytest names them: relative to its rootdir (e.g. tests/ "
+                   "when pytest.ini sits there), as in its reports and --deselect. Default: "
+                   "repository paths, which pytest accepts as arguments from the root.")
 def tests_cmd(
     before: Path | None, after: Path | None, path: str | None, diff: str | None,
     rev: str | None, task: str | None, as_of: str | None, repo: Path, run: bool,
-    as_json: bool,
+    as_json: bool, node_ids: bool,
 ) -> None:
     """The targeted validation set of a proposed edit: pytest node ids, one per line."""
+    from impactlens.index.python import pytest_config
+
     project = _project(repo)
     kw = _change_kwargs(before, after, path, diff, rev, task, as_of)
     with project:
         _change, result = _analyze(project, kw, quiet=True)
         root = project.root
     ids = list(result.validate)
+    if result.tests_note:  # how a recorded run shaped them, what ran at start-up
+        click.echo(f"impactlens: {result.tests_note}", err=True)
+    base = pytest_config.rootdir(root, ids) if ids else ""
+    if base and not run:
+        click.echo(f"impactlens: pytest's rootdir for these tests is {base}/: its node ids "
+                   f"drop the {base}/ prefix{' (printed so)' if node_ids else ''}", err=True)
+    shown = [pytest_config.node_id(t, base) for t in ids] if node_ids else ids
     if as_json:
-        echo_json(ids)
+        echo_json(shown)
     elif not run:
-        for tid in ids:
+        for tid in shown:
             click.echo(tid)
     if not run:
         return
@@ -217,10 +230,13 @@ def tests_cmd(
         click.echo("impactlens: no tests selected; nothing to run", err=True)
         return
     click.echo(f"impactlens: running {len(ids)} test(s) with pytest", err=True)
-    try:
+    try:  # repository paths: pytest resolves its arguments from where it starts
         proc = subprocess.run([sys.executable, "-m", "pytest", *ids], cwd=root, check=False)
     except OSError as exc:
         raise ImpactlensError(f"{sys.executable}: cannot run pytest ({exc.strerror})") from None
+    if proc.returncode in (4, 5):  # usage error (not found), no tests collected
+        click.echo(f"impactlens: WARNING: pytest collected none of the {len(ids)} selected "
+                   f"tests (exit code {proc.returncode}; rootdir {base or '.'}/)", err=True)
     click.get_current_context().exit(proc.returncode)
 
 

@@ -200,6 +200,8 @@ def _fit(nodes: list[DagNode], all_edges: list[DagEdge], omitted_nodes: int,
                          dag.omitted_edges, count_tokens(text, settings.tokenizer_encoding))
 
     cap = settings.max_dag_tokens
+    if cap <= 0:  # no cap: a caller that shows no DAG (`pytest --impact`) counts nothing
+        return make(nodes, False, count=False)
     cut = False
     dag = make(nodes, cut)
     while dag.tokens > cap:  # 1) the largest summaries (signatures) are truncated first

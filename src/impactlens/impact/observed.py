@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from impactlens.impact.statements import INERT, Touched, Unread, touched_statements
 from impactlens.impact.testmap import tests_importing
 from impactlens.impact.unread import UnreadAttributes
-from impactlens.index.recording import IMPORT_TIME, UNPLACED, Recording
+from impactlens.index.recording import IMPORT_TIME, Recording, at_startup
 from impactlens.model import (
     AtomicChange,
     ChangeType,
@@ -187,7 +187,7 @@ class RecordedTests:
                                         else None)
         if got is None:
             return None if IMPORT_TIME in ran else ran
-        if got.outside or any(_at_startup(p) for p in got.imports):
+        if got.outside or any(at_startup(p) for p in got.imports):
             self.session.append(seed)  # an error there stops pytest before any test runs
             return _EVERY
         tests = set(got.tests)
@@ -213,6 +213,15 @@ class RecordedTests:
             return None
         return tests_importing(graph, [m for m in modules if m is not None])
 
+    def _started(self) -> str:
+        """What ran the changed functions while pytest started, as the recording saw it."""
+        named = [f"{s} from {by}" for s in dict.fromkeys(self.session)
+                 if (by := self.recording.started_by(s))]
+        if not named:
+            return "a conftest's import, a plugin, a hook"
+        more = len(set(self.session)) - len(named[:3])
+        return "; ".join(named[:3]) + (f"; +{more} more" if more else "")
+
     def note(self) -> str:
         what = self.recording.summary()
         if not self.narrowed:
@@ -235,16 +244,10 @@ class RecordedTests:
         docs += (f"; {len(self.inert)} change only what no test can observe (stores "
                  "nothing reads, branches no lookup reaches): no test"
                  if self.inert else "")
-        docs += (f"; {len(self.session)} ran while pytest starts (a conftest's import, a "
-                 "plugin, a hook): every recorded test" if self.session else "")
+        docs += (f"; {len(self.session)} ran while pytest starts ({self._started()}): every "
+                 "recorded test" if self.session else "")
         return (f"tests: {what}{stale}; narrowed the tests of {len(self.narrowed)} "
                 f"changed function(s) to those that ran them{lines}{imports}{docs}{unrun}")
-
-
-def _at_startup(path: str) -> bool:
-    """Whether a module imported at ``path`` is imported while pytest starts: a
-    ``conftest.py``, or code outside the index (a plugin)."""
-    return path == UNPLACED or path.rsplit("/", 1)[-1] == "conftest.py"
 
 
 def _doc_readers(doc: str, seed: str, hits: Sequence[TestImpact]) -> set[str]:

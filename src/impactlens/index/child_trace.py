@@ -20,7 +20,8 @@ The same stub serves ``impactlens record``'s own pytest process: started with
 ``IMPACTLENS_EARLY=1`` (:func:`start_up_env`), it traces the project's code from the
 interpreter's start-up (:func:`start_early`) until the recorder takes over
 (:func:`take_early`) — so what a pytest plugin's import of the project ran before the
-recording began is known, not assumed to be anything.
+recording began is known, not assumed to be anything — and where each of the project's
+functions it saw first was started from (:func:`origin`: a plugin's import, a hook).
 
 Standard library only: it runs at every child's start-up, before the child's own code.
 """
@@ -39,8 +40,9 @@ from types import FrameType
 from typing import Any, NamedTuple
 
 __all__ = ["ENV_DIR", "ENV_EARLY", "ENV_LINES", "ENV_ROOT", "ENV_TEST", "SPAWNS", "ChildCode",
-           "Reports", "imported", "in_project", "read_reports", "sitecustomize", "start",
-           "start_early", "start_up_env", "stub_vars", "take_early", "unseen"]
+           "Early", "Origin", "Reports", "imported", "in_project", "origin", "read_reports",
+           "sitecustomize", "start", "start_early", "start_up_env", "stub_vars", "take_early",
+           "unseen"]
 
 ENV_DIR = "IMPACTLENS_CHILD_DIR"  # where children report (and the stub lives)
 ENV_ROOT = "IMPACTLENS_CHILD_ROOT"  # the project root: only code under it is traced
@@ -177,9 +179,50 @@ def start_up_env(root: Path, stub: Path, lines: bool = True,
     return {**base, **stub_vars(stub, root, lines, base.get("PYTHONPATH")), ENV_EARLY: "1"}
 
 
+class Origin(NamedTuple):
+    """Where the run of some of the project's code began: a frame outside it."""
+
+    co_filename: str
+    line: int
+    co_name: str
+
+
+_IMPORT_SYSTEM = f"{os.sep}importlib{os.sep}"  # (and "<frozen importlib._bootstrap>")
+# callers that are no one's doing but pytest's: a hook call, a plugin pytest imports
+_PYTEST = (f"{os.sep}_pytest{os.sep}", f"{os.sep}pluggy{os.sep}", f"{os.sep}runpy.py")
+
+
+def origin(frame: FrameType, ours: Any) -> Origin:
+    """Where the run that reached ``frame`` (the project's code) began: the first frame out
+    from it that is neither ``ours`` (a predicate on file names) nor the import system — a
+    conftest's line, a test module's, a plugin's; reached from pytest's or pluggy's own
+    calls instead (a hook, a plugin pytest imports), the outermost of ours (that hook, that
+    module's line)."""
+    last = frame
+    f = frame.f_back
+    while f is not None:
+        name = f.f_code.co_filename
+        if ours(name):
+            last = f
+        elif not (name.startswith("<frozen ") or _IMPORT_SYSTEM in name):
+            if any(m in name for m in _PYTEST):
+                break
+            return Origin(name, f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return Origin(last.f_code.co_filename, last.f_lineno, last.f_code.co_name)
+
+
+class Early(NamedTuple):
+    """What the start-up trace saw before the recorder took over."""
+
+    ran: dict[ChildCode, frozenset[int]]  # code → lines (empty sets when lines were off)
+    preimported: frozenset[str]  # the project's files imported before the trace began
+    origins: dict[ChildCode, Origin]  # code → where its first run began
+
+
 # the start-up trace of the recording's own process: (code → lines, hook, project files
-# already imported when it began), until the recorder takes it
-_early: tuple[dict[Any, set[int]], Any, frozenset[str]] | None = None
+# already imported when it began, code → origin), until the recorder takes it
+_early: tuple[dict[Any, set[int]], Any, frozenset[str], dict[Any, Origin]] | None = None
 
 
 def start_early() -> None:
@@ -187,15 +230,16 @@ def start_early() -> None:
     global _early
     root = os.path.join(os.environ.get(ENV_ROOT, "/"), "")
     ran: dict[Any, set[int]] = {}
-    hook = _tracer(root, os.environ.get(ENV_LINES, "1") == "1", ran, lambda: None)
-    _early = (ran, hook, imported(root))
+    origins: dict[Any, Origin] = {}
+    hook = _tracer(root, os.environ.get(ENV_LINES, "1") == "1", ran, lambda: None, origins)
+    _early = (ran, hook, imported(root), origins)
     threading.settrace(hook)
     sys.settrace(hook)
 
 
-def take_early() -> tuple[dict[ChildCode, frozenset[int]], frozenset[str]] | None:
-    """Stop the start-up trace: what it saw run (code → lines; empty sets when lines were
-    off) and the project's files imported before it began. ``None`` when there was none."""
+def take_early() -> Early | None:
+    """Stop the start-up trace: what it saw run, the project's files imported before it
+    began, where each function's first run began. ``None`` when there was none."""
     global _early
     home = sys.modules.get(PRIVATE)  # where the stub loaded this module at start-up
     if home is not None and getattr(home, "_early", None) is not None:
@@ -205,18 +249,29 @@ def take_early() -> tuple[dict[ChildCode, frozenset[int]], frozenset[str]] | Non
         state, _early = _early, None
     else:
         return None
-    ran, hook, before = state
+    ran, hook, before, origins = state
     if sys.gettrace() is hook:
         sys.settrace(None)
     threading.settrace(None)  # type: ignore[arg-type]
-    return ({ChildCode(c.co_filename, c.co_name, c.co_firstlineno): frozenset(x)
-             for c, x in ran.items()}, before)
+    return Early({_child_code(c): frozenset(x) for c, x in ran.items()}, before,
+                 {_child_code(c): o for c, o in origins.items()})
 
 
-def _tracer(root: str, lines: bool, ran: dict[Any, set[int]], first: Any) -> Any:
+def _child_code(code: Any) -> ChildCode:
+    return ChildCode(code.co_filename, code.co_name, code.co_firstlineno)
+
+
+def _tracer(root: str, lines: bool, ran: dict[Any, set[int]], first: Any,
+            origins: dict[Any, Origin] | None = None) -> Any:
     """A trace function adding the project's code objects run (and their lines) to ``ran``;
-    ``first()`` when the first of them runs."""
+    ``first()`` when the first of them runs; where each began, into ``origins``."""
     ours: dict[str, bool] = {}
+
+    def project(name: str) -> bool:
+        mine = ours.get(name)
+        if mine is None:
+            mine = ours[name] = in_project(name, root)
+        return mine
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
         ran.setdefault(frame.f_code, set()).add(frame.f_lineno)  # (cleared by a fork)
@@ -225,15 +280,13 @@ def _tracer(root: str, lines: bool, ran: dict[Any, set[int]], first: Any) -> Any
     def hook(frame: FrameType, event: str, arg: Any) -> Any:
         code = frame.f_code
         if code not in ran:
-            name = code.co_filename
-            mine = ours.get(name)
-            if mine is None:
-                mine = ours[name] = in_project(name, root)
-            if not mine:
+            if not project(code.co_filename):
                 return None
             if not ran:
                 first()
             ran[code] = set()
+            if origins is not None:
+                origins[code] = origin(frame, project)
         return local if lines else None
 
     return hook

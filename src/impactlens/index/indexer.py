@@ -459,6 +459,8 @@ class Indexer:
             _FORK_STATE = None
 
     def _update_history(self, store: Store, top: Path | None, head: str | None) -> list[str]:
+        if "cochange" not in self.settings.channels:  # nothing reads it: mined when needed
+            return []
         try:
             from impactlens.index.history import history_is_current, history_state, update_history
         except ModuleNotFoundError:

@@ -17,6 +17,10 @@ between tests outside any import (a pytest hook, a plugin) are kept under ``OUTS
 is what ran before the recorder started when ``impactlens record`` traced the process from
 start-up (:func:`impactlens.index.child_trace.start_early`: a plugin that imports the
 project); otherwise the project's modules already imported then are kept as *preimported*.
+Where the first run of a function outside any test began is kept too
+(:func:`impactlens.index.child_trace.origin`: the conftest line, the hook, the plugin), and
+named for each function that ran while pytest starts (:meth:`Recording.started_by`), so a
+selection of every test for such a change says what ran it.
 
 At the end, code objects of the indexed non-test files are mapped to the index's function
 and method nodes (file, name, first line inside the node's lines; nested functions by the
@@ -69,8 +73,8 @@ from impactlens.model import Node, NodeKind
 Code = CodeType | ChildCode  # a code object the recorder ran, or one a child reported
 
 __all__ = ["IMPORTED", "IMPORT_TIME", "OUTSIDE", "UNPLACED", "LineRuns", "Recorder", "Recording",
-           "code_nodes", "decode_lines", "encode_lines", "is_pseudo_test", "save_recording",
-           "spawn_summary"]
+           "at_startup", "code_nodes", "decode_lines", "describe_origin", "encode_lines",
+           "is_pseudo_test", "save_recording", "spawn_summary"]
 
 IMPORT_TIME = ""  # the test id of calls made outside any test or during an import
 FIXTURE = "fixture:"  # the prefix of a shared fixture's key while its setup runs
@@ -88,6 +92,7 @@ _importing: list[str] = []  # the files of the module top-level frames executing
 _lines: set[tuple[CodeType, int]] = set()  # (code, line) run since the last switch
 _import_lines: set[tuple[str, CodeType, int]] = set()  # (module file, code, line) at import
 _line_codes: dict[CodeType, bool] = {}  # code → its lines are traced (project, non-test)
+_origins: dict[Code, child_trace.Origin] = {}  # code first run outside tests → who ran it
 _root = "/"  # the project's directory (str), set by Recorder.start
 # a forked copy of this process runs its tracer, whose record the copy never hands back
 _FORKS = frozenset({"os.fork", "os.forkpty"})
@@ -107,6 +112,8 @@ def _hook(frame: FrameType, event: str, arg: Any) -> Any:
     traced = _line_codes.get(code)
     if traced is None:
         traced = _line_codes[code] = _traces_lines(code.co_filename)
+        if traced and _current is _import_time:  # what started it: a conftest, a hook
+            _origins[code] = child_trace.origin(frame, _traces_lines)
     if not traced:
         return None
     return _import_line if _importing else _line
@@ -226,6 +233,7 @@ class Recorder:
         self._children: Path | None = None  # where children report
         self._environ: dict[str, str | None] = {}  # what the recording changed, to restore
         self.from_start = False  # the process was traced from start-up (`impactlens record`)
+        self.origins: dict[Code, child_trace.Origin] = {}  # what ran at start-up: who ran it
 
     def start(self) -> None:
         global _current, _root
@@ -238,11 +246,14 @@ class Recorder:
         _lines.clear()
         _import_lines.clear()
         _line_codes.clear()
+        _origins.clear()
         _root = str(self.root) if self.trace_lines else "\0"  # "\0": no file's prefix
         if early is None:  # what the project's modules imported so far ran is unknown
             self.preimported = set(child_trace.imported(str(self.root)))
         else:  # traced from start-up: only what came before that is unknown
-            codes, self.preimported = early[0], set(early[1])
+            codes, self.preimported = early.ran, set(early.preimported)
+            for code, where in early.origins.items():
+                self.origins[code] = where
             self.from_start = True
             _import_time.update(codes)  # it ran while pytest started: outside any test
             self._merge(self.lines.setdefault(OUTSIDE, {}), {c: x for c, x in codes.items() if x})
@@ -401,7 +412,8 @@ class Recorder:
         try:
             return save_recording(store, self.root, runs, outcomes, lines,
                                   head=head, preimported=self.preimported,
-                                  spawners=self.spawned, from_start=self.from_start)
+                                  spawners=self.spawned, from_start=self.from_start,
+                                  origins={**_origins, **self.origins})
         finally:
             store.close()
 
@@ -433,7 +445,8 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[Code]],
                    outcomes: Mapping[str, str],
                    lines: Mapping[str, Mapping[Code, Iterable[int]]] | None = None, *,
                    head: str = "", preimported: Iterable[str] = (),
-                   spawners: Iterable[str] | None = None, from_start: bool = False
+                   spawners: Iterable[str] | None = None, from_start: bool = False,
+                   origins: Mapping[Code, child_trace.Origin] | None = None
                    ) -> dict[str, Any]:
     """Replace the store's recording with ``runs`` (test id → code objects it ran;
     ``IMPORT_TIME`` for calls outside tests or during imports) and ``lines`` (test id →
@@ -442,7 +455,9 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[Code]],
     recording began (kept in the info: their import-time code is unrecorded); ``spawners``:
     the tests that started a process (``IMPORT_TIME``: one started outside any test), or
     ``None`` when process starts were not watched; ``from_start``: the pytest process was
-    traced from its start-up (what its plugins' imports ran is in ``lines``)."""
+    traced from its start-up (what its plugins' imports ran is in ``lines``); ``origins``:
+    where the first run of a code object outside any test began (kept, named, for the
+    functions that ran while pytest starts)."""
     lines = lines or {}
     indexed = {r.path: r for r in store.files()}
     files = {p: r for p, r in indexed.items() if not r.is_test}
@@ -482,18 +497,44 @@ def save_recording(store: Store, root: Path, runs: Mapping[str, Iterable[Code]],
                 if hit:
                     ran.setdefault((tid, nid, path), set()).update(hit)
     rows = {(*key, encode_lines(x)) for key, x in ran.items()}
+    at_start = {nid for tid, nid, _ in ran if tid == OUTSIDE
+                or (tid.startswith(IMPORTED) and at_startup(tid[len(IMPORTED):]))}
+    started: dict[str, str] = {}
+    for c, where_from in sorted((origins or {}).items(), key=lambda x: x[1]):
+        path = where.get(c.co_filename)
+        nid = nodes[path].get((c.co_name, c.co_firstlineno)) if path else None
+        if nid in at_start and nid not in started:
+            started[nid] = describe_origin(root, where_from)
     shas = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in by_file}
     tests = {base_test_id(t): o for t, o in outcomes.items()}
     early = sorted({p for f in preimported if (p := _indexed(root, f, files)) is not None})
     info = {"head": head, "time": int(time.time()), "tests": len(tests), "files": len(shas),
             "rows": len(rows), "lines": any(x for x in lines.values()), "preimported": early,
-            "from_start": from_start}
+            "from_start": from_start, "started_by": dict(sorted(started.items()))}
     if spawners is not None:
         info["spawners"] = sorted({base_test_id(t) for t in spawners if t != IMPORT_TIME})
         info["spawned_outside"] = IMPORT_TIME in spawners
     with store.transaction():
         store.put_recording(sorted(rows), shas, tests, json.dumps(info, sort_keys=True))
     return info
+
+
+def at_startup(path: str) -> bool:
+    """Whether a module imported at ``path`` (an indexed path, ``UNPLACED``) is imported
+    while pytest starts: a ``conftest.py``, or code outside the index (a plugin)."""
+    return path == UNPLACED or path.rsplit("/", 1)[-1] == "conftest.py"
+
+
+def describe_origin(root: Path, where: child_trace.Origin) -> str:
+    """``tests/conftest.py:3 (at its import)``, ``pytest_foo/plugin.py:9 (pytest_configure)``:
+    a file of the project by its path, an installed one from its package on."""
+    name = where.co_filename
+    try:
+        shown = Path(name).resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        shown = name.rpartition("site-packages" + os.sep)[2].replace(os.sep, "/")
+    what = "at its import" if where.co_name == "<module>" else where.co_name
+    return f"{shown}:{where.line} ({what})"
 
 
 def spawn_summary(info: Mapping[str, Any]) -> str:
@@ -556,6 +597,12 @@ class Recording:
         """Indexed files whose modules were imported before the recording began (by a
         pytest plugin): what ran at their import is not recorded."""
         return frozenset(self.info.get("preimported", ()))
+
+    def started_by(self, node: str) -> str | None:
+        """What ran ``node`` while pytest started (``tests/conftest.py:3 (at its import)``),
+        when the recording saw it."""
+        got = self.info.get("started_by") or {}
+        return got.get(node)
 
     @property
     def spawners(self) -> frozenset[str] | None:

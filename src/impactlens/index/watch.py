@@ -20,13 +20,13 @@ from pathlib import Path
 import watchfiles
 
 from impactlens.index import discover
-from impactlens.index.python.pytest_config import CONFIG_FILES
+from impactlens.index.python.pytest_config import CONFIG_FILES, TEST_DIRS
 from impactlens.index.store import INDEX_DIRNAME
 
 __all__ = ["RepositoryWatcher", "concerns_index"]
 
 MARKER_DIRNAME = "watch-sync"  # under .impactlens/: the barrier's marker files
-_ROOT_FILES = frozenset({*CONFIG_FILES, ".gitignore"})
+_CONFIG_NAMES = frozenset({*CONFIG_FILES, ".gitignore"})
 _RETRY_S = 0.1  # a marker written before the watch was set up is written again after this
 
 
@@ -40,7 +40,7 @@ def concerns_index(root: Path, path: str, deleted: bool) -> bool:
         return False
     if name.endswith(discover.PY_SUFFIX) or name == ".gitignore":
         return True
-    if not parent and name in _ROOT_FILES:
+    if (not parent or parent in TEST_DIRS) and name in _CONFIG_NAMES:
         return True
     full = root / path
     if full.is_dir():

@@ -5,10 +5,15 @@ Registered through the ``pytest11`` entry point. Without ``--impact`` (or
 impactlens beyond this module is imported.
 
 With ``--impact`` the working-tree change (staged, unstaged and new files against
-``HEAD``) — or ``--impact-rev REV`` — is analyzed and every collected test outside its
-targeted validation set is deselected, except tests in a file that is itself changed
-or new. A one-line summary says how many were kept and why. With no change nothing
-runs, the run says so, and it counts as a success.
+``HEAD``) — or ``--impact-rev REV`` — is analyzed before collection
+(:mod:`impactlens.serve.pytest_selection`, cached per change: a re-run of the same state
+skips the analysis) and every test outside its targeted validation set is left out,
+except tests in a file that is itself changed or new: a test file no kept test lives in
+is not collected at all (not even imported), the other tests of the files collected are
+deselected. A one-line summary says how many were kept and why; ``--impact-explain``
+lists each kept test with its cause. With no change nothing runs, the run says so, and
+it counts as a success. When the analysis fails, every test runs and the summary says
+why; when no test the change reaches is among those collected, a warning says so.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ from impactlens.index import git
 _SUMMARY = pytest.StashKey[str]()
 _EMPTY = pytest.StashKey[bool]()
 _RECORDER = pytest.StashKey[Any]()
+_SELECTION = pytest.StashKey[tuple[Path, Any]]()  # (repository root, Selection)
+_SKIPPED = pytest.StashKey[dict[str, int]]()  # test files not collected → indexed tests
+_WARNING = pytest.StashKey[str]()
+_EXPLAIN = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -35,6 +44,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--impact-rev", metavar="REV", default=None,
         help="Like --impact, for a commit (against its parent) or a range A..B instead of "
              "the working tree. Implies --impact.")
+    group.addoption(
+        "--impact-explain", action="store_true", default=False,
+        help="With the summary, list every kept test with its cause, and what was left "
+             "out (implies --impact).")
+    group.addoption(
+        "--impact-no-cache", action="store_true", default=False,
+        help="Analyze afresh instead of reusing the selection cached for this state of "
+             "the working tree (.impactlens/pytest-selection.json).")
     group.addoption(
         "--impact-record", action="store_true", default=False,
         help="Record which tests run which functions and lines (a trace hook) into the "
@@ -52,7 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _active(config: pytest.Config) -> bool:
-    return bool(config.getoption("impact") or config.getoption("impact_rev"))
+    return bool(config.getoption("impact") or config.getoption("impact_rev")
+                or config.getoption("impact_explain"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -140,45 +158,96 @@ def _repo_id(item: pytest.Item, root: Path) -> tuple[str, str]:
     return full, base
 
 
-def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any], list[Any], str]:
-    from dataclasses import replace
-
-    from impactlens.api import Project, repository_settings
+def _selection(config: pytest.Config) -> tuple[Path, Any]:
+    """(repository root, the change's ``Selection``), analyzed once per session."""
+    got = config.stash.get(_SELECTION, None)
+    if got is not None:
+        return got
     from impactlens.errors import ImpactlensError
+    from impactlens.serve.pytest_selection import Selection, selection
 
     rev = config.getoption("impact_rev")
-    min_conf = config.getoption("impact_min_conf")
     root = git.root_of(Path(config.rootpath))
-    what = f"revision {rev}" if rev else "the working tree"
     try:
-        settings = repository_settings(root)
-        if min_conf is not None:
-            settings = replace(settings, test_map_min=min_conf)
-        with Project(root, settings) as project:
-            change = project.proposed_change(rev=rev) if rev else project.proposed_change()
-            changed = set(change.paths) | set(change.other_files)
-            if not change.files:  # (a changed test file is a Python change)
-                return [], list(items), f"no Python change in {what}: nothing to test"
-            result = project.analyze(change)
-    except ImpactlensError as exc:
+        sel = selection(root, rev, config.getoption("impact_min_conf"),
+                        use_cache=not config.getoption("impact_no_cache"))
+    except ImpactlensError as exc:  # the input is wrong: the user says what to analyze
         raise pytest.UsageError(f"impactlens: {exc}") from None
-    validate = set(result.validate)
-    kept, dropped = [], []
+    except Exception as exc:  # never fewer tests for a failure of ours
+        what = f"revision {rev}" if rev else "the working tree"
+        sel = Selection(what, failed=f"{type(exc).__name__}: {exc}".splitlines()[0])
+    config.stash[_SELECTION] = got = (root, sel)
+    return got
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    if _active(session.config):  # before the first file is collected (a usage error here)
+        _selection(session.config)
+        session.config.stash[_SKIPPED] = {}
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave out a file no kept test lives in: it is not imported, nor collected."""
+    if not _active(config) or collection_path.name in ("conftest.py", "__init__.py"):
+        return None
+    root, sel = _selection(config)
+    if sel.failed or not collection_path.is_file():
+        return None
+    try:
+        rel = collection_path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+    if rel in sel.test_files() or _named(config, collection_path):
+        return None
+    if rel in sel.tests_in or _looks_like_tests(collection_path.name):
+        config.stash.setdefault(_SKIPPED, {})[rel] = sel.tests_in.get(rel, 0)
+    return True
+
+
+def _looks_like_tests(name: str) -> bool:
+    """A test module by pytest's default names (what the index has not counted)."""
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _named(config: pytest.Config, path: Path) -> bool:
+    """Whether ``path`` was given on the command line (it is then collected, and its tests
+    deselected)."""
+    here = config.invocation_params.dir
+    return any((here / str(a).split("::", 1)[0]).resolve() == path.resolve()
+               for a in config.args)
+
+
+def _select(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[Any], list[Any], str]:
+    root, sel = _selection(config)
+    if sel.failed:
+        return list(items), [], f"the analysis failed ({sel.failed}): every test runs"
+    if sel.nothing:
+        return [], list(items), f"no Python change in {sel.what}: nothing to test"
+    kept, dropped, explain = [], [], []
     n_valid = n_changed = 0
     for it in items:
         full, base = _repo_id(it, root)
-        if full in validate or base in validate:
-            kept.append(it)
-            n_valid += 1
-        elif full.split("::")[0] in changed:
-            kept.append(it)
-            n_changed += 1
-        else:
+        cause = sel.cause(full, base)
+        if cause is None:
             dropped.append(it)
-    files = sorted(change.paths)
+            continue
+        kept.append(it)
+        explain.append(f"{it.nodeid}  {cause}")
+        if full in sel.tests or base in sel.tests:
+            n_valid += 1
+        else:
+            n_changed += 1
+    if sel.tests and not n_valid:
+        config.stash[_WARNING] = (
+            f"impactlens: WARNING: none of the {len(sel.tests)} tests the change reaches is "
+            f"among the {len(items)} collected (pytest rootdir {config.rootpath}): the paths "
+            "given leave them out, or their ids do not match this run's")
+    config.stash[_EXPLAIN] = explain
+    files = sel.files
     shown = ", ".join(files[:3]) + (f" (+{len(files) - 3} more)" if len(files) > 3 else "")
-    why = (f"{what} changes {shown}; {n_valid} in the validation set "
-           f"(TEST_MIN {settings.test_map_min:g})")
+    why = (f"{sel.what} changes {shown}; {n_valid} in the validation set "
+           f"(TEST_MIN {sel.test_min:g})")
     if n_changed:
         why += f", {n_changed} in changed test files"
     return kept, dropped, why
@@ -190,25 +259,53 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _active(config):
         return
-    total = len(items)
     kept, dropped, why = _select(config, items)
+    skipped = config.stash.get(_SKIPPED, {})
+    total = len(items) + sum(skipped.values())
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-    config.stash[_SUMMARY] = f"impactlens: selected {len(kept)}/{total} tests: {why}"
+    left = (f" ({len(skipped)} unaffected test file{'s' if len(skipped) != 1 else ''} not "
+            "collected)" if skipped else "")
+    counted = "" if _selection(config)[1].nothing else f"/{total}"  # (no index read)
+    config.stash[_SUMMARY] = f"impactlens: selected {len(kept)}{counted} tests{left}: {why}"
     config.stash[_EMPTY] = not kept
+
+
+def _explain(config: pytest.Config) -> list[str]:
+    """The ``--impact-explain`` section: each kept test and its cause, what was left out."""
+    _root, sel = _selection(config)
+    lines = list(config.stash.get(_EXPLAIN, []))
+    skipped = config.stash.get(_SKIPPED, {})
+    if skipped:
+        names = sorted(skipped)
+        lines.append(f"not collected: {sum(skipped.values())} tests in {len(names)} files "
+                     f"({', '.join(names[:5])}{', …' if len(names) > 5 else ''})")
+    if sel.note:
+        lines.append(sel.note)
+    if sel.cached:
+        lines.append("(the selection cached for this state of the working tree: no analysis "
+                     "ran; --impact-no-cache analyzes afresh)")
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
                             config: pytest.Config) -> None:
+    if _active(config) and config.getoption("impact_explain") and _SELECTION in config.stash:
+        terminalreporter.write_sep("=", "impactlens selection")
+        for line in _explain(config):
+            terminalreporter.write_line(line)
+    if _WARNING in config.stash:
+        terminalreporter.write_line(config.stash[_WARNING], yellow=True, bold=True)
     if config.stash.get(_RECORDER, None) is not None and _SUMMARY in config.stash:
         terminalreporter.write_line(config.stash[_SUMMARY])
 
 
-def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
-    if not _active(config):
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str] | None:
+    if not _active(config) or _SUMMARY not in config.stash:
         return None
-    return config.stash.get(_SUMMARY, None)
+    return [config.stash[_SUMMARY], *([config.stash[_WARNING]] if _WARNING in config.stash
+                                      else [])]
 
 
 @pytest.hookimpl(trylast=True)

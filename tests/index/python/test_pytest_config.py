@@ -99,3 +99,41 @@ def test_the_defaults_are_the_old_name_rule(dirs, name):
     old = ((name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py")
            or name == "conftest.py")
     assert DEFAULT.is_test_file("/".join([*dirs, name])) == old
+
+
+def test_rootdir_is_where_pytest_finds_its_configuration(tmp_path: Path) -> None:
+    from impactlens.index.python.pytest_config import config_dir, node_id, repo_id, rootdir
+
+    (tmp_path / "tests/unit").mkdir(parents=True)
+    (tmp_path / "tests/unit/test_a.py").write_text("")
+    assert rootdir(tmp_path, ["tests/unit/test_a.py::test_x"]) == ""  # nothing: the root
+    (tmp_path / "setup.py").write_text("")
+    assert rootdir(tmp_path, ["tests/unit/test_a.py"]) == ""
+    (tmp_path / "tests/pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert rootdir(tmp_path, ["tests/unit/test_a.py"]) == "tests"  # a pyproject, last resort
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    assert rootdir(tmp_path, ["tests/unit/test_a.py"]) == ""  # a configuration file wins
+    (tmp_path / "tests/tox.ini").write_text("[tox]\n")  # no [pytest]: not one
+    assert rootdir(tmp_path, ["tests/unit"]) == ""
+    (tmp_path / "tests/tox.ini").write_text("[pytest]\naddopts = -q\n")
+    assert rootdir(tmp_path, ["tests/unit/test_a.py::T::test_x", "tests/test_b.py"]) == "tests"
+    assert rootdir(tmp_path, ["tests/unit/test_a.py", "docs/test_c.py"]) == ""
+    assert config_dir(tmp_path) == ""
+    (tmp_path / "pytest.ini").unlink()
+    assert config_dir(tmp_path) == "tests"
+    assert node_id("tests/unit/test_a.py::T::test_x[1]", "tests") == "unit/test_a.py::T::test_x[1]"
+    assert node_id("docs/test_c.py::test_y", "tests") == "../docs/test_c.py::test_y"
+    assert repo_id("unit/test_a.py::T::test_x", "tests") == "tests/unit/test_a.py::T::test_x"
+    assert repo_id("../docs/test_c.py::test_y", "tests") == "docs/test_c.py::test_y"
+    assert node_id("t.py::x", "") == repo_id("t.py::x", "") == "t.py::x"
+
+
+def test_a_configuration_in_the_tests_directory_is_read(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/pytest.ini").write_text(
+        "[pytest]\npython_files = check_*.py\ntestpaths = unit\n")
+    (tmp_path / "tests/unit").mkdir()
+    got = read(tmp_path)
+    assert got.python_files == ("check_*.py",) and got.testpaths == ("tests/unit",)
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\npython_files = t_*.py\n")
+    assert read(tmp_path).python_files == ("t_*.py",)  # the root's comes first

@@ -26,14 +26,22 @@ PLUGIN_MODULE = "impactlens_bench_plugin"
 PLUGIN = '''
 import json, os
 _out = {}
+_root = ""  # pytest's rootdir from the work tree (tests/ when its pytest.ini sits there)
+def pytest_configure(config):
+    global _root
+    rel = os.path.relpath(str(config.rootpath), str(config.invocation_params.dir))
+    _root = "" if rel == "." else rel
+def _id(nodeid):  # the repository's test id (pytest's is relative to its rootdir)
+    path, sep, rest = nodeid.partition("::")
+    return os.path.normpath(os.path.join(_root, path)).replace(os.sep, "/") + sep + rest
 def pytest_collection_modifyitems(session, config, items):
     for it in items:
-        _out.setdefault(it.nodeid, "collected")
+        _out.setdefault(_id(it.nodeid), "collected")
 def pytest_runtest_logreport(report):
     if report.when == "call" or report.outcome != "passed":
-        prev = _out.get(report.nodeid)
+        prev = _out.get(_id(report.nodeid))
         if prev in (None, "collected", "passed") or report.outcome == "failed":
-            _out[report.nodeid] = report.outcome if report.when == "call" or \\
+            _out[_id(report.nodeid)] = report.outcome if report.when == "call" or \\
                 report.outcome == "skipped" else "error"
 def pytest_sessionfinish(session, exitstatus):
     with open(os.environ["IMPACTLENS_BENCH_OUT"], "w") as fh:

@@ -2,14 +2,22 @@
 ``python_classes`` and ``python_functions``.
 
 Read from the first configuration file at the repository root, in pytest's order:
-``pytest.ini`` (or ``.pytest.ini``; even without a ``[pytest]`` section),
-``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]``,
-``setup.cfg`` with ``[tool:pytest]``. Matching is pytest's: a ``python_files`` pattern
-without ``/`` is matched against the file name, one with ``/`` against the path's end;
-a class or function name is collected when it starts with a ``python_classes`` /
-``python_functions`` entry or matches one that is a glob. Without a configuration file
-the rules are pytest's defaults. A file that cannot be read gives the defaults too (pytest
+``pytest.toml`` (or ``.pytest.toml``), ``pytest.ini`` (or ``.pytest.ini``; even without a
+``[pytest]`` section), ``pyproject.toml`` with ``[tool.pytest.ini_options]`` (or
+``[tool.pytest]``), ``tox.ini`` with ``[pytest]``, ``setup.cfg`` with ``[tool:pytest]``;
+with none there, from one in a top-level ``tests/``, ``test/`` or ``testing/`` directory
+(the one ``pytest tests`` uses). Matching is pytest's: a ``python_files`` pattern without
+``/`` is matched against the file name, one with ``/`` against the path's end; a class or
+function name is collected when it starts with a ``python_classes`` / ``python_functions``
+entry or matches one that is a glob. Without a configuration file the rules are pytest's
+defaults. A file that cannot be read gives the defaults too (pytest
 itself reports it).
+
+pytest names a test by its path relative to its *rootdir* — the directory of that
+configuration file — so a suite configured in ``tests/pytest.ini`` reports
+``test_x.py::test_a`` for the repository's ``tests/test_x.py::test_a``: :func:`rootdir`
+finds that directory as pytest does for a run of given paths from the repository root,
+:func:`node_id` and :func:`repo_id` translate between the two.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import configparser
 import glob
 import json
+import os
 import shlex
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -25,9 +34,14 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CONFIG_FILES", "DEFAULT", "Collect", "matches_file", "matches_name", "read"]
+__all__ = ["CONFIG_FILES", "DEFAULT", "TEST_DIRS", "Collect", "config_dir", "matches_file", "matches_name",
+           "node_id", "read", "repo_id", "rootdir"]
 
 _GLOB_CHARS = frozenset("*?[")
+TEST_DIRS = ("tests", "test", "testing")  # where a suite keeps its own configuration
+# the files :func:`read` may take the rules from, at the root or in one of TEST_DIRS
+CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml",
+                "tox.ini", "setup.cfg")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,39 +102,114 @@ def matches_name(name: str, options: Iterable[str]) -> bool:
 
 
 # ------------------------------------------------------------------- reading
-# the files at the repository root :func:`read` may take the rules from
-CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
-
-
 def read(root: Path) -> Collect:
     """The collection rules of the repository at ``root``."""
-    try:
-        values = _first_config(root)
-    except (OSError, UnicodeDecodeError, configparser.Error, tomllib.TOMLDecodeError):
+    where = config_dir(root)
+    if where is None:
         return DEFAULT
-    if values is None:
+    try:
+        values = _first_config(root / where) or {}
+    except _UNREADABLE:
         return DEFAULT
     got: dict[str, tuple[str, ...]] = {}
     for name in ("python_files", "python_classes", "python_functions"):
         if name in values:
             got[name] = _words(values[name])
     if "testpaths" in values:
-        got["testpaths"] = _expand(root, _words(values["testpaths"]))
+        got["testpaths"] = tuple(f"{where}/{p}" if where else p for p in
+                                 _expand(root / where, _words(values["testpaths"])))
     return Collect(**got)
 
 
+_UNREADABLE = (OSError, UnicodeDecodeError, configparser.Error, tomllib.TOMLDecodeError)
+
+
+def config_dir(root: Path) -> str | None:
+    """The repository directory (``""``: the root) holding the configuration the suite
+    runs with: the root's, else a top-level test directory's; ``None``: there is none."""
+    for where in ("", *TEST_DIRS):
+        try:
+            if _first_config(root / where) is not None:
+                return where
+        except _UNREADABLE:  # pytest reports it; its rules are unknown here
+            return None
+    return None
+
+
+def rootdir(root: Path, paths: Iterable[str]) -> str:
+    """pytest's rootdir (a repository directory, ``""``: the root) for a run from ``root``
+    of the repository paths ``paths`` (files or directories; a test id's file part): the
+    first directory holding a configuration file from their common ancestor up to the
+    root, else the first ``pyproject.toml``'s, else one holding ``setup.py``, else the
+    root (pytest's ``determine_setup``, not looking above the repository)."""
+    common = _common_dir([_dir_of(root, p) for p in paths])
+    parts = common.split("/") if common else []
+    chain = ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]  # up to the root
+    pyproject = None
+    for base in chain:
+        try:
+            if _first_config(root / base) is not None:
+                return base
+        except _UNREADABLE:
+            return base  # pytest stops there too (with an error)
+        if pyproject is None and (root / base / "pyproject.toml").is_file():
+            pyproject = base
+    if pyproject is not None:
+        return pyproject
+    return next((b for b in chain if (root / b / "setup.py").is_file()), "")
+
+
+def _dir_of(root: Path, path: str) -> str:
+    """The directory of a path or test id (itself, for a directory)."""
+    p = path.split("::", 1)[0].rstrip("/")
+    return p if not p or (root / p).is_dir() else p.rpartition("/")[0]
+
+
+def _common_dir(dirs: Iterable[str]) -> str:
+    out: list[str] = []
+    for group in zip(*(d.split("/") if d else [] for d in dirs), strict=False):
+        if len(set(group)) != 1:
+            break
+        out.append(group[0])
+    return "/".join(out)
+
+
+def node_id(test_id: str, base: str) -> str:
+    """A repository test id as pytest names it under the rootdir ``base``."""
+    if not base:
+        return test_id
+    path, sep, rest = test_id.partition("::")
+    rel = Path(os.path.relpath(path, base)).as_posix()
+    return rel + sep + rest
+
+
+def repo_id(nodeid: str, base: str) -> str:
+    """A pytest node id under the rootdir ``base`` as the repository's test id."""
+    if not base:
+        return nodeid
+    path, sep, rest = nodeid.partition("::")
+    return os.path.normpath(f"{base}/{path}").replace(os.sep, "/") + sep + rest
+
+
 def _first_config(root: Path) -> Mapping[str, Any] | None:
-    """The pytest options of the first configuration file pytest would use (``None``:
-    there is none)."""
+    """The pytest options of the first configuration file pytest would use in the
+    directory ``root`` (``None``: there is none)."""
+    for name in ("pytest.toml", ".pytest.toml"):
+        if (root / name).is_file():
+            table = tomllib.loads((root / name).read_text(encoding="utf-8")).get("pytest", {})
+            return table if isinstance(table, dict) else {}
     for name in ("pytest.ini", ".pytest.ini"):
         if (root / name).is_file():
             return _ini_section(root / name, "pytest") or {}
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        table = data.get("tool", {}).get("pytest", {}).get("ini_options")
+        tool = data.get("tool", {}).get("pytest", {})
+        table = tool.get("ini_options") if isinstance(tool, dict) else None
         if isinstance(table, dict):
             return table
+        if isinstance(tool, dict) and tool:  # pytest 9's native ``[tool.pytest]``
+            return tool
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
         if (root / name).is_file():
             got = _ini_section(root / name, section)

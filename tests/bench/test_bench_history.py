@@ -297,11 +297,11 @@ def test_a_suite_that_cannot_start_ran_nothing_and_every_test_errs(tmp_path):
 
 
 def test_suite_ids_are_the_repositorys_when_pytest_roots_in_the_tests_directory(tmp_path):
-    from impactlens.bench.history import _PLUGIN, run_suite
+    from impactlens.bench.history.regression import run_suite, write_plugin
 
     plugin_dir = tmp_path / "plugin"
     plugin_dir.mkdir()
-    (plugin_dir / "impactlens_bench_plugin.py").write_text(_PLUGIN)
+    write_plugin(plugin_dir)
     wt = tmp_path / "wt"
     (wt / "tests").mkdir(parents=True)
     (wt / "tests" / "pytest.ini").write_text("[pytest]\n")  # `pytest tests` roots in tests/

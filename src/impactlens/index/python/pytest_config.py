@@ -34,8 +34,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CONFIG_FILES", "DEFAULT", "TEST_DIRS", "Collect", "config_dir", "matches_file", "matches_name",
-           "node_id", "read", "repo_id", "rootdir"]
+__all__ = ["CONFIG_FILES", "DEFAULT", "TEST_DIRS", "Collect", "config_dir", "matches_file",
+           "matches_name", "node_id", "read", "repo_id", "rootdir"]
 
 _GLOB_CHARS = frozenset("*?[")
 TEST_DIRS = ("tests", "test", "testing")  # where a suite keeps its own configuration

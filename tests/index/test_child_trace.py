@@ -81,9 +81,9 @@ def test_the_start_up_trace_hands_what_ran_to_the_recorder(
     finally:
         got = take_early()
     assert sys.gettrace() is None and got is not None
-    codes, before = got
-    assert codes == {ChildCode(str(source), "f", 1): frozenset({2, 3})}
-    assert before == frozenset()
+    assert got.ran == {ChildCode(str(source), "f", 1): frozenset({2, 3})}
+    assert got.preimported == frozenset()
+    assert set(got.origins) == {ChildCode(str(source), "f", 1)}
     assert take_early() is None  # handed over once
 
 

@@ -26,3 +26,10 @@ def test_links_and_images_are_absolute() -> None:
     targets = re.findall(r"\]\(([^)]*)\)", text) + re.findall(r"<img[^>]+src=\"([^\"]+)\"", text)
     assert targets
     assert [t for t in targets if not t.startswith("https://")] == []
+
+
+def test_the_ci_script_runs_the_readme_test_command_on_paths_that_exist() -> None:
+    script = (README.parent / ".ci" / "run").read_text()
+    assert SET_UP.splitlines()[1] in script.splitlines()
+    named = re.findall(r"\btests/[\w/.-]+", script)
+    assert named and [p for p in named if not (README.parent / p).exists()] == []

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import IndexBusyError
-from impactlens.index import discover, git, interface
+from impactlens.index import discover, git, read_fingerprints
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
@@ -121,7 +121,7 @@ def _unpack(item: _Parsed) -> _Parsed:
 # ------------------------------------------------------------------- lookup
 class FactsLookup:
     """Module/path lookup for the resolver that records every key it is asked for, and
-    hands out read-recording views of the facts (:class:`interface.Tracked`)."""
+    hands out read-recording views of the facts (:class:`read_fingerprints.Tracked`)."""
 
     def __init__(self, by_path: dict[str, Any], store: Store | None,
                  module_paths: dict[str, str], collect: Collect | None = None) -> None:
@@ -129,7 +129,7 @@ class FactsLookup:
         self._store = store
         self._module_paths = module_paths
         self.consulted: set[str] = set()
-        self._views: dict[str, interface.Tracked] = {}
+        self._views: dict[str, read_fingerprints.Tracked] = {}
         self._collect = collect
 
     @property
@@ -158,11 +158,11 @@ class FactsLookup:
             self._by_path[relpath] = facts
         if facts is None:
             return None
-        view = self._views[relpath] = interface.Tracked(facts)
+        view = self._views[relpath] = read_fingerprints.Tracked(facts)
         return view
 
     def reads(self) -> list[tuple[str, set[str]]]:
-        """(path, interface keys read) of every file whose facts were read."""
+        """(path, read-fingerprint keys) of every file whose facts were read."""
         return [(p, v.reads) for p, v in self._views.items() if v.reads]
 
 
@@ -208,7 +208,7 @@ def readers_of_change(store: Store, path: str, module: str, old: Any, new: Any) 
     if not candidates:
         return set()
     out = candidates & {f for f, _error in store.failures(())}
-    changed = interface.changed_keys(old, new)
+    changed = read_fingerprints.changed_keys(old, new)
     if changed:
         out |= {f for f, keys in store.reads_of(path).items()
                 if f in candidates and not keys.isdisjoint(changed)}

@@ -30,7 +30,7 @@ from impactlens.model import (
 )
 
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
-# v8: commits.parents (root commits kept out of co-change); v9: interface keys name scopes
+# v8: commits.parents (root commits kept out of co-change); v9: read-fingerprint keys name scopes
 # (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched);
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
 # v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
@@ -244,8 +244,8 @@ def resolution_rows(
     reads: Iterable[tuple[str, Iterable[str]]] = (),
 ) -> ResolutionRows:
     """Encode one file's resolution as SQL rows (picklable; built in worker processes).
-    ``reads``: (path, interface keys) of the other files' facts it read (see
-    :mod:`impactlens.index.interface`)."""
+    ``reads``: (path, read-fingerprint keys) of the other files' facts it read (see
+    :mod:`impactlens.index.read_fingerprints`)."""
     return (
         [_node_row(n) for n in nodes],
         [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
@@ -557,7 +557,7 @@ class Store:
         return out
 
     def reads_of(self, path: str) -> dict[str, set[str]]:
-        """file → the interface keys of ``path``'s facts its resolution read."""
+        """file → the read-fingerprint keys of ``path``'s facts its resolution read."""
         return {r[0]: set(json.loads(r[1])) for r in self._conn.execute(
             "SELECT file, reads FROM file_reads WHERE path=?", (path,))}
 

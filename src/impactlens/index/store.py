@@ -904,19 +904,22 @@ class Store:
         files`` where each file has ``path, old_path, added, deleted, symbols`` (names) and
         ``renamed`` (``(old, new)`` name pairs); both are stored space-separated (a Python
         name holds no space), a rename as ``old>new``."""
-        for c in commits:
-            self._conn.execute("DELETE FROM commit_files WHERE sha=?", (c.sha,))
-            self._conn.execute(
-                "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents) "
-                "VALUES (?,?,?,?,?)",
-                (c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents)),
-            )
-            self._conn.executemany(
-                "INSERT INTO commit_files(sha, path, old_path, added, deleted, symbols, renamed) "
-                "VALUES (?,?,?,?,?,?,?)",
-                [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted), " ".join(f.symbols),
-                  " ".join(f"{a}>{b}" for a, b in f.renamed)) for f in c.files],
-            )
+        commits = list(commits)
+        # the files of a commit stored before are replaced; new commits (the usual case)
+        # skip the delete, which scans the table while a cold index has dropped its indexes
+        stored = [(c.sha,) for c in commits if self._conn.execute(
+            "SELECT 1 FROM commits WHERE sha=?", (c.sha,)).fetchone() is not None]
+        self._conn.executemany("DELETE FROM commit_files WHERE sha=?", stored)
+        self._conn.executemany(
+            "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents) "
+            "VALUES (?,?,?,?,?)",
+            [(c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents))
+             for c in commits])
+        self._conn.executemany(
+            "INSERT INTO commit_files(sha, path, old_path, added, deleted, symbols, renamed) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted), " ".join(f.symbols),
+              " ".join(f"{a}>{b}" for a, b in f.renamed)) for c in commits for f in c.files])
 
     def history_commits(
         self, *, before: int | None = None

@@ -351,12 +351,9 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             bind = sc.binds[bid]
             flowed = self.flowed.get((facts.module, scope, bind[0])) if (
                 self.flowed and bind[4] == B_PARAM) else None
-            fixture = (self.fixture_value(facts, scope, bind[0])
-                       if bind[1] == _UNTYPED_PARAM and not flowed else None)
-            if flowed or fixture:
-                res = (flowed or fixture, True)
-            else:
-                res = self.vals(facts, scope, bind[1], recv)
+            given = flowed or (self.fixture_value(facts, scope, bind[0])
+                               if bind[1] == _UNTYPED_PARAM else None)
+            res = (given, True) if given else self.vals(facts, scope, bind[1], recv)
             if sc.muts and bind[0] in sc.muts:
                 res = (_with_mutation(res[0], (facts.module, scope, bind[0])), res[1])
         finally:

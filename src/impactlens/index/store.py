@@ -108,7 +108,9 @@ _BUSY_TIMEOUT_MS = 30_000  # how long a connection waits for another's write loc
 
 # resolution tables whose row counts are tallied in meta (see Store._save_row_counts)
 _COUNTED = ("nodes", "edges", "unresolved")
-_FILE_COLS = "path, sha256, language, module, size, status, error, is_test"
+# a file that did not parse whole but kept facts (what its parser recovered) is partial
+_FILE_COLS = ("path, sha256, language, module, size, status, error, is_test, "
+              "(facts IS NOT NULL AND status = 'syntax-error') AS partial")
 
 
 def _json_ids(ids: Iterable[str]) -> str:
@@ -418,6 +420,7 @@ class Store:
         return FileRecord(
             path=r["path"], sha256=r["sha256"], language=r["language"], module=r["module"],
             size=r["size"], status=r["status"], error=r["error"], is_test=bool(r["is_test"]),
+            partial=bool(r["partial"]),
         )
 
     def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0,

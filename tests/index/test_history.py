@@ -274,3 +274,50 @@ def test_put_commits_replaces_a_stored_commit_files(tmp_path, bulk):
         assert store.history_count() == 2
     finally:
         store.close()
+
+
+def _partial_clone(make_repo, git_commit, tmp_path):
+    origin = make_repo({"a.py": "A = 1\n", "notes.txt": "one\n"})
+    git_commit(origin, {"a.py": "A = 2\n", "notes.txt": "two\n"}, "tweak")
+    subprocess.run(["git", "config", "uploadpack.allowFilter", "true"], cwd=origin, check=True)
+    clone = tmp_path / "partial"
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--no-checkout",
+                    origin.as_uri(), str(clone)], check=True)
+    return origin, clone
+
+
+def test_a_partial_clone_is_mined_by_path_without_fetching(make_repo, git_commit, tmp_path):
+    _origin, clone = _partial_clone(make_repo, git_commit, tmp_path)
+    first = subprocess.run(["git", "rev-parse", "HEAD~1:a.py"], cwd=clone, check=True,
+                           capture_output=True, text=True).stdout.strip()
+    summary, commits, _state = mine(clone, tmp_path / "i.db")
+    assert summary.commits == 2
+    assert "2 commits mined by changed path only" in summary.note
+    tweak = next(c for c in commits if c.message == "tweak")
+    assert [(f.path, f.added, f.deleted) for f in tweak.files] == [
+        ("a.py", -1, -1), ("notes.txt", -1, -1)]
+    # the old blob was not fetched from the (still reachable) origin
+    missing = subprocess.run(["git", "cat-file", "-e", first], cwd=clone,
+                             capture_output=True, env={"GIT_NO_LAZY_FETCH": "1",
+                                                       "PATH": "/usr/bin:/bin"})
+    assert missing.returncode != 0
+
+
+def test_a_partial_clone_whose_remote_is_gone_keeps_its_history(make_repo, git_commit,
+                                                                tmp_path):
+    origin, clone = _partial_clone(make_repo, git_commit, tmp_path)
+    origin.rename(origin.with_name("gone"))
+    summary, commits, _state = mine(clone, tmp_path / "i.db")
+    assert summary.available and summary.commits == 2
+    assert {f.path for c in commits for f in c.files} == {"a.py", "notes.txt"}
+
+
+def test_a_clone_missing_an_old_blob_keeps_the_rest(make_repo, git_commit, tmp_path):
+    root = make_repo({"a.py": "A = 1\n"})
+    git_commit(root, {"a.py": "A = 2\n"}, "tweak")
+    old = subprocess.run(["git", "rev-parse", "HEAD~1:a.py"], cwd=root, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    (root / ".git" / "objects" / old[:2] / old[2:]).unlink()  # a snapshot without it
+    summary, commits, _state = mine(root, tmp_path / "i.db")
+    assert summary.commits == 2 and "mined by changed path only" in summary.note
+    assert {f.path for c in commits for f in c.files} == {"a.py"}

@@ -65,6 +65,7 @@ from pathlib import Path
 
 from impactlens.errors import ImpactlensError
 from impactlens.index import git as gitcmd
+from impactlens.index.git import GitError
 from impactlens.index.store import Store
 from impactlens.settings import Settings
 
@@ -155,7 +156,8 @@ def _shallow_boundary(root: Path) -> set[str]:
 
 
 def _parse_log(raw: bytes) -> list[CommitRecord]:
-    """Parse ``git log -z --numstat --format=%x1e%H%x00%at%x00%P%x00%B%x00`` output."""
+    """Parse ``git log -z --numstat --format=%x1e%H%x00%at%x00%P%x00%B%x00`` output (or
+    ``--name-only`` in place of ``--numstat``)."""
     text = raw.decode("utf-8", "replace")
     chunks: list[str] = []
     for part in text.split("\x1e"):
@@ -177,6 +179,10 @@ def _parse_log(raw: bytes) -> list[CommitRecord]:
                 i += 1
                 continue
             fields = tok.split("\t", 2)
+            if len(fields) == 1:  # --name-only: the path, line counts unknown
+                files.append(FileTouch(tok, None, -1, -1))
+                i += 1
+                continue
             if len(fields) != 3:
                 i += 1
                 continue
@@ -197,29 +203,70 @@ def _parse_log(raw: bytes) -> list[CommitRecord]:
 
 
 def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
-                 relative: bool = False, symbols_up_to: int | None = 50
+                 relative: bool = False, symbols_up_to: int | None = 50,
+                 contents: bool = True, without_contents: list[str] | None = None
                  ) -> list[CommitRecord]:
     """Mine the given commits (each diffed against its first parent). The definitions
     their hunks touched are mined for the commits that can form co-change pairs — with a
     parent and at most ``symbols_up_to`` files (None: no symbol pass): a root commit's or a
-    sweeping commit's patch is large (a whole initial import) and its pairs never count."""
+    sweeping commit's patch is large (a whole initial import) and its pairs never count.
+
+    Line counts, renames and touched definitions need the files' contents. With
+    ``contents=False`` (a partial clone, which would fetch them), and for a batch whose
+    contents the clone lacks, only the changed paths are mined (line counts -1, no
+    renames, no definitions); the shas so mined are appended to ``without_contents``."""
     shas = list(shas)
     out: list[CommitRecord] = []
-    args = ["-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
-            "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
-            "--no-textconv", "--numstat", "-M", "-z",
-            "--format=%x1e%H%x00%at%x00%P%x00%B%x00"]
-    args.append("--diff-merges=first-parent" if first_parent else "--diff-merges=off")
-    args.append("--relative" if relative else "--no-relative")
     for i in range(0, len(shas), _BATCH):
         batch = shas[i : i + _BATCH]
-        records = _parse_log(_git(root, *args, stdin=_stdin(batch)))
+        try:
+            records = _parse_log(_git(root, *_log_args(first_parent, relative, contents),
+                                      stdin=_stdin(batch)))
+            full = contents
+        except GitError as exc:
+            if not _lacks_objects(exc):
+                raise
+            records, full = [], False
+        if not full:
+            records = records or _parse_log(_git(root, *_log_args(first_parent, relative, False),
+                                                 stdin=_stdin(batch)))
+            if without_contents is not None:
+                without_contents.extend(r.sha for r in records)
+            out.extend(records)
+            continue
         pairable = [r.sha for r in records if symbols_up_to is not None and r.parents
                     and 0 < r.n_files <= symbols_up_to]
         touched = (_mine_symbols(root, pairable, first_parent=first_parent, relative=relative)
                    if pairable else {})
         out.extend(_with_symbols(r, touched) for r in records)
     return out
+
+
+def _log_args(first_parent: bool, relative: bool, contents: bool) -> list[str]:
+    changes = ["--numstat", "-M"] if contents else ["--name-only", "--no-renames"]
+    return ["-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
+            "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
+            "--no-textconv", *changes, "-z", "--format=%x1e%H%x00%at%x00%P%x00%B%x00",
+            "--diff-merges=first-parent" if first_parent else "--diff-merges=off",
+            "--relative" if relative else "--no-relative"]
+
+
+# what git says when a diff needs a file's content the clone does not have
+_MISSING_OBJECT = ("promisor remote", "missing blob", "bad object", "unable to read",
+                   "could not fetch")
+
+
+def _lacks_objects(exc: GitError) -> bool:
+    return any(m in str(exc) for m in _MISSING_OBJECT)
+
+
+def is_partial_clone(root: Path) -> bool:
+    """Whether the clone was made with a filter (``--filter=blob:none``...): reading a file
+    it lacks would fetch it from the remote."""
+    got = gitcmd.run_bytes(root, "config", "--get-regexp",
+                           r"^(extensions\.partialclone|remote\..*\.promisor)$", ok_codes=(0, 1))
+    return any(line.split(b" ", 1)[-1].strip() not in (b"", b"false")
+               for line in got.splitlines())
 
 
 def _stdin(shas: Sequence[str]) -> bytes:
@@ -440,6 +487,7 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
 
     new = removed = 0
     truncated = False
+    blind: list[str] = []  # commits mined by path only: the clone lacks their contents
     if store.get_meta(_META_HEAD) != head or deepened:
         rev_args = ["rev-list", "--first-parent"] if settings.history_first_parent else [
             "rev-list", "--no-merges"]
@@ -458,7 +506,8 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
         records = mine_commits(
             root, todo, first_parent=settings.history_first_parent, relative=relative,
             symbols_up_to=settings.history_max_files_per_commit
-            if settings.weighs_symbols else None)
+            if settings.weighs_symbols else None,
+            contents=not is_partial_clone(root), without_contents=blind)
         records = [
             CommitRecord(r.sha, r.author_time, r.message, 0, (), parents=0)
             if r.sha in boundary else r
@@ -478,6 +527,9 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
         notes.append(f"shallow clone: co-change uses the {usable} of {total} commits present "
                      "whose parent is present too (`git fetch --unshallow` for the full "
                      "history)")
+    if blind:
+        notes.append(f"{len(blind)} commits mined by changed path only (this clone lacks the "
+                     "files' contents, so no line counts, renames or changed definitions)")
     if truncated:
         notes.append(f"only the newest {settings.history_max_commits} commits are mined "
                      "(settings.history_max_commits)")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from impactlens.change.inputs import ProposedChange, from_texts, parse_as_of, read_change
 from impactlens.errors import BadInputError, NotARepositoryError, WatchError
+from impactlens.fileio import read_source
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
 from impactlens.index.store import Store, index_path
@@ -199,10 +200,7 @@ class Project:
 
     def read_file(self, path: str) -> str | None:
         """Current text of a repository file (``None`` when absent or unreadable)."""
-        try:
-            return (self.root / path).read_text(encoding="utf-8", errors="surrogateescape")
-        except OSError:
-            return None
+        return read_source(self.root / path)
 
     # ------------------------------------------------------------ extensions
     # Change-impact analysis (impactlens.impact), slicing (impactlens.pdg) and history

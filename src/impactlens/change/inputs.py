@@ -16,13 +16,14 @@ import io
 import posixpath
 import re
 import time
-import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from impactlens import fileio
+from impactlens.change.diff_check import check_complete
 from impactlens.errors import BadInputError
 from impactlens.index import git
 from impactlens.model import FileChange
@@ -101,19 +102,15 @@ def repo_path(root: Path, raw: str, *, what: str = "path") -> str:
 
 
 def decode_source(path: str, data: bytes) -> str:
-    """Source text of ``data`` (UTF-8, or a PEP 263 coding); binary is refused."""
+    """Source text of ``data`` as the indexer reads it (:func:`impactlens.fileio.decode_source`:
+    a BOM, a PEP 263 coding, else UTF-8); binary and undecodable text are refused."""
     if b"\x00" in data:
         raise BadInputError(f"{path}: binary file, not Python source")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            text = data.decode(enc)
-        except (SyntaxError, LookupError, UnicodeDecodeError):
-            raise BadInputError(f"{path}: not UTF-8 text (and no valid coding declaration)") \
-                from None
-    return text.removeprefix("\ufeff")
+        return fileio.decode_source(data, strict=True)
+    except (SyntaxError, UnicodeDecodeError):
+        raise BadInputError(f"{path}: not UTF-8 text (and no valid coding declaration)") \
+            from None
 
 
 def _read_worktree(root: Path, path: str) -> str | None:
@@ -382,6 +379,7 @@ def _parse_diff(root: Path, diff_text: str | bytes, source: str) -> tuple[bytes,
         raw = diff_text.encode("utf-8", "surrogateescape")
     if not diff_text.strip():
         raise BadInputError(f"{source}: the diff is empty")
+    check_complete(diff_text, source)
     try:
         patch = PatchSet(io.StringIO(diff_text))
     except UnidiffParseError as exc:

@@ -17,6 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impactlens.fileio import read_source
 from impactlens.pdg.cfg import FunctionNode, ScopeNode
 from impactlens.pdg.graph import FunctionPDG, function_nodes
 
@@ -111,9 +112,8 @@ class SourceCache:
         text = self._overrides.get(path)
         if text is None:
             p = Path(path) if self.root is None else self.root / path
-            try:
-                text = p.read_text(encoding="utf-8", errors="surrogateescape")
-            except OSError:
+            text = read_source(p)
+            if text is None:
                 return None
         return ParsedFile(path, text, text.splitlines())
 

@@ -8,13 +8,20 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from impactlens.change.inputs import ProposedChange, from_texts, parse_as_of, read_change
+from impactlens.change.inputs import (
+    ProposedChange,
+    from_texts,
+    parse_as_of,
+    read_change,
+    repo_path,
+)
 from impactlens.errors import BadInputError, NotARepositoryError, WatchError
-from impactlens.fileio import read_source
+from impactlens.fileio import outside_root, read_source
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
 from impactlens.index.store import Store, index_path
@@ -200,6 +207,8 @@ class Project:
 
     def read_file(self, path: str) -> str | None:
         """Current text of a repository file (``None`` when absent or unreadable)."""
+        if outside_root(self.root, path):
+            return None
         return read_source(self.root / path)
 
     # ------------------------------------------------------------ extensions
@@ -343,15 +352,10 @@ class Project:
         return pdg_impact(None, cache, None, path, line, direction, depth, None)
 
     def _repo_path(self, file: str | Path) -> str:
-        p = Path(file)
-        if p.is_absolute() or ((Path.cwd() / p).exists() and not (self.root / p).exists()):
-            try:
-                return p.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                from impactlens.errors import BadInputError
-
-                raise BadInputError(f"{file}: not inside the repository {self.root}") from None
-        return p.as_posix()
+        p = str(file)
+        if not os.path.isabs(p) and os.path.exists(p) and not (self.root / p).exists():
+            p = os.path.abspath(p)  # a path from the working directory
+        return repo_path(self.root, p, what="file")
 
 
 def _reach(slice_direction: str) -> str:

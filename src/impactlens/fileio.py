@@ -70,6 +70,33 @@ def decode_source(data: bytes, *, strict: bool = False) -> str:
     return data.decode(encoding, "surrogateescape")
 
 
+def valid_name(path: str) -> bool:
+    """Whether ``path`` (as the OS gave it, undecodable bytes as surrogate escapes) is valid
+    UTF-8: only such a name can be stored, printed, or imported as a module."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(path: str) -> str:
+    """``path`` printable: its bytes that are not UTF-8 written as ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+OUTSIDE = "a symlink to outside the repository"  # why such a path is skipped
+
+
+def outside_root(root: Path | str, rel: str) -> bool:
+    """Whether the repository path ``rel`` resolves, through symlinks on the way, to a
+    place outside ``root``: such a path is never read or written (a symlink committed to a
+    repository may point anywhere)."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, rel))
+    return real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
 def read_source(path: Path) -> str | None:
     """``path``'s Python source text as :func:`decode_source` reads it (``None`` when it
     cannot be read)."""

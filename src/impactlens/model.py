@@ -160,7 +160,7 @@ class FileRecord:
     language: str
     module: str
     size: int
-    status: str  # ok | syntax-error | decode-error | too-large | unreadable
+    status: str  # ok | syntax-error | decode-error | too-large | unreadable | skipped
     error: str = ""
     is_test: bool = False
 

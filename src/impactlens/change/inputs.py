@@ -82,23 +82,42 @@ def is_python(path: str) -> bool:
     return path.endswith(".py") and not path.startswith(INDEX_DIR + "/")
 
 
+_PATH_MAX, _NAME_MAX = 4096, 255  # Linux's limits: a longer name names no file
+
+
 def repo_path(root: Path, raw: str, *, what: str = "path") -> str:
     """Normalize ``raw`` to a repo-relative POSIX path or refuse it (one line)."""
     p = raw.strip().replace("\\", "/")
     if not p:
         raise BadInputError(f"{what}: empty path")
+    if "\0" in p:
+        raise BadInputError(f"{raw!r}: {what} holds a NUL byte")
+    if len(p) > _PATH_MAX or any(len(part) > _NAME_MAX for part in p.split("/")):
+        raise BadInputError(f"{raw[:60]}...: {what} is too long for a file name")
     if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
-        absolute = Path(p).resolve()
-        try:
-            p = absolute.relative_to(root).as_posix()
-        except ValueError:
-            raise BadInputError(f"{raw}: {what} is outside the repository {root}") from None
+        p = _relative(root, Path(posixpath.normpath(p)), raw, what)
     norm = posixpath.normpath(p)
     if norm == ".." or norm.startswith("../") or norm == "." or norm.startswith("/"):
         raise BadInputError(f"{raw}: {what} is outside the repository")
     if norm == ".git" or norm.startswith(".git/"):
         raise BadInputError(f"{raw}: {what} points into .git")
+    if fileio.outside_root(root, norm):
+        raise BadInputError(f"{raw}: {what} resolves outside the repository (through a "
+                            "symlink); not followed")
     return norm
+
+
+def _relative(root: Path, absolute: Path, raw: str, what: str) -> str:
+    """``absolute`` relative to ``root``: as written when it starts there (a symlink under
+    the root is judged by where it points, later), else once both are resolved (the root
+    named through another path)."""
+    real_root = root.resolve()
+    for candidate in (absolute, absolute.resolve()):
+        try:
+            return candidate.relative_to(real_root).as_posix()
+        except ValueError:
+            continue
+    raise BadInputError(f"{raw}: {what} is outside the repository {root}") from None
 
 
 def decode_source(path: str, data: bytes) -> str:
@@ -599,8 +618,9 @@ def from_worktree(
     paths: dict[str, str] = {e.path: e.status for e in entries}
     for p in git.untracked_files(root):
         paths.setdefault(p, "A")
-    py = sorted(p for p in paths if is_python(p))
-    other = sorted(p for p in paths if not is_python(p) and not p.startswith(INDEX_DIR + "/"))
+    py = sorted(p for p in paths if is_python(p) and fileio.valid_name(p))
+    other = sorted(fileio.shown_name(p) for p in paths if p not in py
+                   and not p.startswith(INDEX_DIR + "/"))
     specs = [git.spec(head, p) for p in py if paths[p] != "A"]
     blobs = git.blobs(root, specs)
     changes: dict[str, tuple[str | None, str | None]] = {}

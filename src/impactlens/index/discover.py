@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from impactlens.fileio import shown_name, valid_name
 from impactlens.index import git
 
 SKIP_DIRS = frozenset({
@@ -65,8 +66,24 @@ def _walk(root: Path, suffix: str) -> Iterator[str]:
 _ASK = Path("\0")  # list_source_files: no work tree root given, ask git
 
 
+class FileList(list[str]):
+    """Repository paths, with the names left out because they are not valid UTF-8 (shown
+    escaped in ``skipped``: they can be neither stored nor imported)."""
+
+    skipped: tuple[str, ...] = ()
+
+
+def _named(paths: Iterable[str]) -> FileList:
+    got = FileList()
+    bad: list[str] = []
+    for p in paths:
+        (got if valid_name(p) else bad).append(p)
+    got.skipped = tuple(shown_name(p) for p in bad)
+    return got
+
+
 def list_source_files(root: Path, top: Path | None = _ASK, suffix: str = PY_SUFFIX
-                      ) -> list[str]:
+                      ) -> FileList:
     """Repo-relative POSIX paths of the Python files to index, sorted. ``top``: the git
     work tree root (None: not in git) when the caller already knows it; ``suffix``: the
     files' ending (``""``: every file)."""
@@ -77,11 +94,11 @@ def list_source_files(root: Path, top: Path | None = _ASK, suffix: str = PY_SUFF
     if top is not None and top == root.resolve():
         files = git.listed_files(root, suffix)
         if files is not None:
-            return [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
-    return _walk_files(root, suffix)
+            return _named(f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1]))
+    return _named(_walk_files(root, suffix))
 
 
-def list_text_files(root: Path) -> list[str]:
+def list_text_files(root: Path) -> FileList:
     """Every file of the work tree (tracked or not ignored; what a walk finds outside git)
     — the places code, templates and doctests that read a name can be."""
     return list_source_files(root, suffix="")

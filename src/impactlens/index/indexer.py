@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import IndexBusyError
+from impactlens.fileio import OUTSIDE, outside_root
 from impactlens.index import discover, git, interface
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
+from impactlens.index.state import state_path
 from impactlens.index.store import (
     INDEX_DIRNAME,
     ResolutionRows,
@@ -56,6 +58,8 @@ class _Parsed:
 def _read(root: str, path: str, max_bytes: int) -> tuple[bytes | None, int, int, str]:
     """(content or None, size, mtime_ns, error)."""
     full = os.path.join(root, path)
+    if outside_root(root, path):
+        return None, 0, 0, OUTSIDE
     try:
         st = os.stat(full)
         if st.st_size > max_bytes:
@@ -72,7 +76,8 @@ def _parse_one(root: str, path: str, module: str, is_test: bool, max_bytes: int)
 
     data, size, mtime, err = _read(root, path, max_bytes)
     if data is None:
-        status = "too-large" if err.startswith("file is") else "unreadable"
+        status = ("too-large" if err.startswith("file is")
+                  else "skipped" if err == OUTSIDE else "unreadable")
         rec = FileRecord(path, "", "python", module, size, status, err, is_test)
         return _Parsed(rec, None, mtime)
     sha = hashlib.sha256(data).hexdigest()
@@ -225,8 +230,8 @@ class Indexer:
     # -------------------------------------------------------------- locking
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.dir / LOCK_FILENAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(state_path(self.dir / LOCK_FILENAME),
+                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
             deadline = time.monotonic() + self.settings.lock_timeout_s
             while True:
@@ -349,6 +354,9 @@ class Indexer:
         full = full or not known or store.get_meta(COLLECT_META) != collect.key()
         top, head = git.work_tree_head(self.root)
         paths = discover.list_source_files(self.root, top)
+        if paths.skipped:
+            notes.append(f"skipped {len(paths.skipped)} file(s) whose name is not valid UTF-8: "
+                         + ", ".join(paths.skipped[:5]))
         modules, changed, deleted, touched = self._scan(known, full, paths)
         stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
         # a moved package boundary renames modules: those files must be re-extracted

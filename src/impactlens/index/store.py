@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import ImpactlensError
+from impactlens.index.state import state_path
 from impactlens.model import (
     Edge,
     EdgeKind,
@@ -168,7 +169,7 @@ def _ignore_in_git(directory: Path) -> None:
     """An index directory ignores itself (as ``.pytest_cache`` does): a ``git add -A`` in
     the repository must not commit a database."""
     ignore = directory / ".gitignore"
-    if directory.name == INDEX_DIRNAME and not ignore.exists():
+    if directory.name == INDEX_DIRNAME and not ignore.exists() and not ignore.is_symlink():
         with contextlib.suppress(OSError):  # a read-only checkout keeps working
             ignore.write_text("# created by impactlens: the index is local, never committed\n*\n")
 
@@ -275,7 +276,7 @@ class Store:
         exists = path.exists()
         if not exists and not create:
             raise StoreError(f"{path}: no index here; run `impactlens index` first")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        state_path(path)
         _ignore_in_git(path.parent)
         try:
             conn = sqlite3.connect(str(path), timeout=_BUSY_TIMEOUT_MS / 1000,

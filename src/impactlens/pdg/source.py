@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from impactlens.fileio import read_source
+from impactlens.fileio import outside_root, read_source
 from impactlens.pdg.cfg import FunctionNode, ScopeNode
 from impactlens.pdg.graph import FunctionPDG, function_nodes
 
@@ -111,6 +111,8 @@ class SourceCache:
     def _load(self, path: str) -> ParsedFile | None:
         text = self._overrides.get(path)
         if text is None:
+            if self.root is not None and outside_root(self.root, path):
+                return None
             p = Path(path) if self.root is None else self.root / path
             text = read_source(p)
             if text is None:

@@ -24,7 +24,7 @@ from impactlens.errors import BadInputError, NotARepositoryError, WatchError
 from impactlens.fileio import outside_root, read_source
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
-from impactlens.index.store import Store, index_path
+from impactlens.index.store import Store, index_path, writable
 from impactlens.model import (
     DEPENDENCIES,
     DEPENDENTS,
@@ -78,13 +78,17 @@ class Project:
         self._watcher: RepositoryWatcher | None = None
         self._watch_checked = False  # the disk was scanned since the watcher started
         self.staleness_scans = 0  # how often refresh() scanned the disk for changes
+        self.note = ""  # one line about the index for the user (it could not be refreshed)
 
     # ------------------------------------------------------------------ index
     def index(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         """Bring the index up to date (incrementally unless ``full``)."""
         check_project(self.root)
         self.close()
-        return Indexer(self.root, self.settings).run(full=full, progress=progress)
+        indexer = Indexer(self.root, self.settings)
+        summary = indexer.run(full=full, progress=progress)
+        self.note = indexer.note
+        return summary
 
     @property
     def store(self) -> Store:
@@ -103,6 +107,11 @@ class Project:
         ``watch_sync_timeout_s`` (or has not yet been checked against the disk) leaves it to
         the scan."""
         watcher = self._watcher
+        path = index_path(self.root)
+        if path.exists() and not writable(path):
+            self.note = (f"{path} is read-only: answers come from it as it is; it cannot be "
+                         "refreshed")
+            return None
         try:
             if watcher is not None and self._watch_checked and watcher.sync(
                     self.settings.watch_sync_timeout_s):

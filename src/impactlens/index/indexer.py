@@ -16,10 +16,11 @@ import fcntl
 import hashlib
 import os
 import pickle
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from impactlens.index import discover, git, interface
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
-from impactlens.index.state import state_path
+from impactlens.index.state import StateDirError, state_path
 from impactlens.index.store import (
     INDEX_DIRNAME,
     ResolutionRows,
@@ -38,6 +39,7 @@ from impactlens.index.store import (
     index_path,
     resolution_rows,
 )
+from impactlens.index.store_health import out_of_space
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -226,12 +228,17 @@ class Indexer:
         self.root = root.resolve()
         self.settings = settings
         self.dir = self.root / INDEX_DIRNAME
+        self.note = ""  # why the last run rebuilt the index ("" = it did not)
 
     # -------------------------------------------------------------- locking
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        fd = os.open(state_path(self.dir / LOCK_FILENAME),
-                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(state_path(self.dir / LOCK_FILENAME),
+                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StateDirError(f"{self.dir / LOCK_FILENAME}: cannot take the index lock "
+                                f"({exc.strerror or exc}); the index cannot be written") from None
         try:
             deadline = time.monotonic() + self.settings.lock_timeout_s
             while True:
@@ -336,14 +343,24 @@ class Indexer:
     def run(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         t0 = time.perf_counter()
         with gc_paused(), self._locked():
-            store = Store.open(index_path(self.root), create=True)
+            store: Store | None = None
             try:
+                store = Store.open(index_path(self.root), create=True, thorough=full)
                 known = store.file_stats()
                 # a first index has no readers to keep serving: load it without the WAL
                 with store.rollback_journal() if not known else contextlib.nullcontext():
-                    return self._run(store, known, full, progress, t0)
+                    summary = self._run(store, known, full, progress, t0)
+                note = store.install()  # a rebuilt index takes the unusable one's place
+                self.note = note or ""
+                return replace(summary, notes=(note, *summary.notes)) if note else summary
+            except (sqlite3.OperationalError, OSError) as exc:
+                no_space = out_of_space(exc, index_path(self.root))
+                if no_space is None:
+                    raise
+                raise no_space from None
             finally:
-                store.close()
+                if store is not None:
+                    store.close()
 
     def _run(self, store: Store, known: dict[str, tuple[str, int, int, str]], full: bool,
              progress: ProgressFn | None, t0: float) -> IndexSummary:

@@ -14,13 +14,14 @@ from pathlib import Path
 
 from impactlens.errors import ImpactlensError
 
-__all__ = ["STATE_DIRNAME", "UnsafeStateError", "state_path"]
+__all__ = ["STATE_DIRNAME", "StateDirError", "state_path"]
 
 STATE_DIRNAME = ".impactlens"
 
 
-class UnsafeStateError(ImpactlensError):
-    """``.impactlens`` or a path under it is a symlink (or not a directory)."""
+class StateDirError(ImpactlensError):
+    """``.impactlens`` or a path under it is a symlink, not a directory, or cannot be made
+    (a read-only checkout)."""
 
 
 def state_path(path: Path, *, is_dir: bool = False) -> Path:
@@ -32,16 +33,24 @@ def state_path(path: Path, *, is_dir: bool = False) -> Path:
         (path if is_dir else path.parent).mkdir(parents=True, exist_ok=True)
         return path
     at = len(parts) - 1 - parts[::-1].index(STATE_DIRNAME)
+    try:
+        _make(parts, at, is_dir)
+    except OSError as exc:
+        raise StateDirError(f"{Path(*parts[:at + 1])}: cannot create the index directory "
+                            f"({exc.strerror or exc})") from None
+    return path
+
+
+def _make(parts: tuple[str, ...], at: int, is_dir: bool) -> None:
     Path(*parts[:at]).mkdir(parents=True, exist_ok=True)
     for i in range(at, len(parts)):
         step = Path(*parts[: i + 1])
         if step.is_symlink():
-            raise UnsafeStateError(
+            raise StateDirError(
                 f"{step}: is a symlink (to {os.readlink(step)}); impactlens writes nothing "
                 "through it — remove it and run again")
         if i < len(parts) - 1 or is_dir:
             try:
                 step.mkdir(exist_ok=True)
             except FileExistsError:
-                raise UnsafeStateError(f"{step}: exists and is not a directory") from None
-    return path
+                raise StateDirError(f"{step}: exists and is not a directory") from None

@@ -12,26 +12,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import pickle
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from impactlens.errors import IndexBusyError
 from impactlens.fileio import OUTSIDE, outside_root
 from impactlens.index import discover, git, interface
+from impactlens.index.lock import Lock, index_lock
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
-from impactlens.index.state import StateDirError, state_path
 from impactlens.index.store import (
     INDEX_DIRNAME,
     ResolutionRows,
@@ -40,6 +36,7 @@ from impactlens.index.store import (
     resolution_rows,
 )
 from impactlens.index.store_health import out_of_space
+from impactlens.index.workers import worker_pool
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -229,32 +226,20 @@ class Indexer:
         self.settings = settings
         self.dir = self.root / INDEX_DIRNAME
         self.note = ""  # why the last run rebuilt the index ("" = it did not)
+        self._lock: Lock | None = None  # held while a run writes
 
     # -------------------------------------------------------------- locking
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        try:
-            fd = os.open(state_path(self.dir / LOCK_FILENAME),
-                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise StateDirError(f"{self.dir / LOCK_FILENAME}: cannot take the index lock "
-                                f"({exc.strerror or exc}); the index cannot be written") from None
-        try:
-            deadline = time.monotonic() + self.settings.lock_timeout_s
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise IndexBusyError(
-                            f"{self.dir / LOCK_FILENAME}: another `impactlens index` is running "
-                            f"(waited {self.settings.lock_timeout_s:.0f}s)"
-                        ) from None
-                    time.sleep(0.05)
-            yield
-        finally:
-            os.close(fd)  # closing releases the flock
+        with index_lock(self.dir / LOCK_FILENAME, self.settings.lock_timeout_s) as lock:
+            self._lock = lock
+            try:
+                yield
+            finally:
+                self._lock = None
+
+    def _lock_fds(self) -> tuple[int, ...]:
+        return (self._lock.fd,) if self._lock is not None else ()
 
     # ------------------------------------------------------------- scanning
     def _scan(self, known: dict[str, tuple[str, int, int, str]], full: bool, paths: list[str]
@@ -328,7 +313,7 @@ class Indexer:
         size = max(8, min(64, total // (workers * 8) or 1))
         chunks = [items[i : i + size] for i in range(0, total, size)]
         out = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        with worker_pool(workers, self._lock_fds()) as pool:
             futures = [
                 pool.submit(_parse_chunk, str(self.root), c, self.settings.max_file_bytes)
                 for c in chunks
@@ -352,7 +337,8 @@ class Indexer:
                     summary = self._run(store, known, full, progress, t0)
                 note = store.install()  # a rebuilt index takes the unusable one's place
                 self.note = note or ""
-                return replace(summary, notes=(note, *summary.notes)) if note else summary
+                said = tuple(n for n in (note, self._lock and self._lock.note) if n)
+                return replace(summary, notes=(*said, *summary.notes)) if said else summary
             except (sqlite3.OperationalError, OSError) as exc:
                 no_space = out_of_space(exc, index_path(self.root))
                 if no_space is None:
@@ -472,7 +458,7 @@ class Indexer:
             size = max(8, min(64, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
             done = 0
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            with worker_pool(workers, self._lock_fds()) as pool:
                 results = pool.map(_resolve_chunk, chunks)  # submits every chunk now
                 meanwhile()
                 for result in results:

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer as _Server  # the mcp 2.x SDK (FastMCP in 1.x)
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -43,6 +44,7 @@ from impactlens.change.inputs import repo_path
 from impactlens.errors import BadInputError, ImpactlensError, WatchError
 from impactlens.impact.token_count import count_tokens
 from impactlens.model import normalise_direction
+from impactlens.serve.stdio_frames import serve_framed
 from impactlens.settings import Settings
 
 __all__ = ["build_server", "serve_stdio"]
@@ -764,6 +766,7 @@ def serve_stdio(root: str | Path, settings: Settings | None = None) -> None:
     os.environ.setdefault("GIT_OPTIONAL_LOCKS", "0")  # `git status` must not touch .git/index
     server = build_server(root, settings)
     try:
-        server.run("stdio")
+        # the SDK's stdio transport, behind a pre-parser that answers every bad frame
+        anyio.run(serve_framed, server._lowlevel_server)
     finally:
         server._impactlens_backend.close()

@@ -338,8 +338,9 @@ class Project:
 
         target = self.resolve_symbol(symbol)
         callgraph = self.impact(target.id, direction=_reach(direction), depth=depth)
-        return pdg_impact(self.store, SourceCache(self.root), target, target.file, line,
-                          direction, depth, callgraph)
+        cache = SourceCache(self.root, max_bytes=self.settings.max_file_bytes)
+        return pdg_impact(self.store, cache, target, target.file, line, direction, depth,
+                          callgraph)
 
     def slice(
         self, file: str | Path, line: int, direction: str = "dependents", depth: int = 3,
@@ -351,7 +352,7 @@ class Project:
         from impactlens.pdg.source import SourceCache
 
         path = self._repo_path(file)
-        cache = SourceCache(self.root)
+        cache = SourceCache(self.root, max_bytes=self.settings.max_file_bytes)
         if use_index and index_path(self.root).exists():
             self.refresh()
             target = enclosing_symbol(self.store, path, line)

@@ -26,3 +26,16 @@ def test_out_of_range_setting_is_refused(make_repo, setting):
     root = make_repo(FILES)
     proc = impactlens("--set", setting, "find", "f", "--repo", str(root))
     assert_user_error(proc, says="out of range")
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_slice_refuses_a_file_over_the_size_cap(make_repo, indexed):
+    root = make_repo(FILES)
+    big = "def g(v):\n    w = v + 1\n    return w\n" + "X = 1\n" * 4000
+    (root / "pkg/big.py").write_text(big)
+    if indexed:
+        assert impactlens("index", str(root)).returncode == 0
+    args = ["--set", "max_file_bytes=10000", "slice", "pkg/big.py:2", "--repo", str(root)]
+    proc = impactlens(*args, *([] if indexed else ["--no-index"]))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "over the size cap" in proc.stdout + proc.stderr

@@ -93,12 +93,22 @@ class ParsedFile:
         return hit[1] if hit is not None and hit[1].name == name else None
 
 
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
 class SourceCache:
     """File texts, parsed functions and built PDGs for one analysis run."""
 
-    def __init__(self, root: Path | None = None, overrides: dict[str, str] | None = None) -> None:
+    def __init__(self, root: Path | None = None, overrides: dict[str, str] | None = None,
+                 max_bytes: int | None = None) -> None:
         self.root = root
         self._overrides = dict(overrides or {})
+        self.max_bytes = max_bytes  # a bigger file is not read (the index's size cap)
+        self.refused: dict[str, str] = {}  # path → why it was not read
         self._files: dict[str, ParsedFile | None] = {}
         self._pdgs: dict[tuple[str, int, int], FunctionPDG] = {}
         self.pdg_builds = 0
@@ -114,6 +124,10 @@ class SourceCache:
             if self.root is not None and outside_root(self.root, path):
                 return None
             p = Path(path) if self.root is None else self.root / path
+            if self.max_bytes is not None and _size(p) > self.max_bytes:
+                self.refused[path] = (f"{path}: the file is {_size(p)} bytes, over the size cap "
+                                      f"of {self.max_bytes} (max_file_bytes); not sliced")
+                return None
             text = read_source(p)
             if text is None:
                 return None

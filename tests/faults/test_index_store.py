@@ -141,24 +141,57 @@ def test_full_disk_during_a_rebuild_leaves_no_half_file(make_repo):
     assert not list(db.parent.glob(".index.db.rebuild-*"))
 
 
-def test_read_only_index_answers_queries(make_repo):
-    if os.geteuid() == 0:
-        pytest.skip("root writes read-only files: the permission cannot be tested")
+def _read_only_runs(root: Path, mount: Path, *commands: list[str]
+                    ) -> list[subprocess.CompletedProcess[str]] | None:
+    """Each of ``commands`` (``impactlens`` arguments, ``{root}`` for the repository) run on
+    a read-only view of ``root``: a read-only bind mount at ``mount`` for root (who writes
+    any file whatever its mode), read-only modes otherwise; ``None`` when neither can be
+    had."""
+    state = index_path(root).parent
+    env = dict(os.environ, PYTHONPATH=SRC)
+    if os.geteuid() != 0:
+        locked = [state, *state.iterdir()] if state.exists() else [root]
+        for p in locked:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        try:
+            return [impactlens(*(a.format(root=root) for a in c)) for c in commands]
+        finally:
+            for p in locked:
+                p.chmod(0o755 if p.is_dir() else 0o644)
+    mount.mkdir()
+    got = []
+    for c in commands:
+        args = " ".join(f"'{a.format(root=mount)}'" for a in c)
+        script = (f"mount --bind '{root}' '{mount}' && mount -o remount,ro,bind '{mount}' && "
+                  f"exec '{sys.executable}' -m impactlens {args}")
+        proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True,
+                              text=True, env=env, timeout=60, check=False)
+        if "mount" in proc.stderr and "impactlens" not in proc.stderr:
+            return None  # no mount namespace here
+        got.append(proc)
+    return got
+
+
+def test_read_only_index_answers_queries(make_repo, tmp_path):
     root = make_repo(FILES)
     assert impactlens("index", str(root)).returncode == 0
     (root / "pkg/core.py").write_text("def f(x, y=0):\n    return x\n")  # the index is stale
-    state = index_path(root).parent
-    for p in [state, *state.iterdir()]:
-        p.chmod(0o555 if p.is_dir() else 0o444)
-    try:
-        proc = impactlens("impact", "pkg.core.f", "--repo", str(root))
-        assert proc.returncode == 0 and "pkg.use.a" in proc.stdout, proc.stderr
-        assert "cannot be refreshed" in proc.stderr
-        proc = impactlens("index", str(root))
-        assert_user_error(proc, says="cannot")
-    finally:
-        for p in [state, *state.iterdir()]:
-            p.chmod(0o755 if p.is_dir() else 0o644)
+    got = _read_only_runs(root, tmp_path / "ro", ["impact", "pkg.core.f", "--repo", "{root}"],
+                          ["index", "{root}"])
+    if got is None:
+        pytest.skip("no read-only view of the repository can be made here")
+    query, index = got
+    assert query.returncode == 0 and "pkg.use.a" in query.stdout, query.stderr
+    assert "cannot be refreshed" in query.stderr
+    assert_user_error(index, says="cannot")
+
+
+def test_read_only_directory_without_index_is_one_line(make_repo, tmp_path):
+    root = make_repo(FILES)
+    got = _read_only_runs(root, tmp_path / "ro", ["impact", "pkg.core.f", "--repo", "{root}"])
+    if got is None:
+        pytest.skip("no read-only view of the repository can be made here")
+    assert_user_error(got[0], says="cannot create the index directory")
 
 
 def test_read_only_open_never_writes(make_repo):

@@ -1,4 +1,4 @@
-"""Helpers of the fault suite: run a command the way a user does and check it ended as a
+"""What the fault suite's tests share: run a command the way a user does and check it ended as a
 user error should (its exit code, one line on stderr, no traceback)."""
 
 from __future__ import annotations

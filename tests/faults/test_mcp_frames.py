@@ -54,7 +54,7 @@ def _serve(root, frames):
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory):
+def served(tmp_path_factory):
     """One server run over every bad frame, each followed by a good request."""
     root = tmp_path_factory.mktemp("mcp") / "repo"
     root.mkdir()
@@ -72,8 +72,8 @@ def session(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
-def test_bad_frame_gets_its_error_and_the_session_goes_on(session, name):
-    answers, stderr, _ = session
+def test_bad_frame_gets_its_error_and_the_connection_goes_on(served, name):
+    answers, stderr, _ = served
     _, id_, code = BAD[name]
     i = sorted(BAD).index(name)
     errors = [a for a in answers if a.get("error", {}).get("code") == code and a["id"] == id_]
@@ -82,16 +82,16 @@ def test_bad_frame_gets_its_error_and_the_session_goes_on(session, name):
     assert "Traceback" not in stderr, stderr
 
 
-def test_requests_read_before_end_of_input_are_answered(session):
-    answers, stderr, code = session
+def test_requests_read_before_end_of_input_are_answered(served):
+    answers, stderr, code = served
     last = [a for a in answers if a.get("id") == "last"]
     assert last and "result" in last[0] and not last[0]["result"]["isError"], answers
     assert code == 0, stderr
 
 
 @pytest.mark.parametrize("id_", ["nul", "long"])
-def test_hostile_arguments_are_tool_errors_without_traceback(session, id_):
-    answers, stderr, _ = session
+def test_hostile_arguments_are_tool_errors_without_traceback(served, id_):
+    answers, stderr, _ = served
     got = [a for a in answers if a.get("id") == id_]
     assert got and got[0]["result"]["isError"], answers
     text = got[0]["result"]["content"][0]["text"]

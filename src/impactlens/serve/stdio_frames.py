@@ -1,11 +1,11 @@
 """The MCP server's stdio transport with a line-level pre-parser in front of the SDK.
 
 The SDK's stdio transport drops a frame it cannot validate without a word (the client
-waits for ever), and at end of input it closes the session with the requests it has read
+waits for ever), and at end of input it closes the connection with the requests it has read
 still running (their callers get "Connection closed"). Here every line is checked first,
 with the SDK's own message model: a frame that is not JSON gets a parse error (-32700, id
 null), one that is not a JSON-RPC message an invalid request (-32600), a request whose
-params are not an object invalid params (-32602); the session goes on. Unknown methods and
+params are not an object invalid params (-32602); the connection goes on. Unknown methods and
 bad tool arguments are the SDK's to answer. At end of input the transport waits until
 every request it passed on has its answer.
 """

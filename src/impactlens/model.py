@@ -163,6 +163,7 @@ class FileRecord:
     status: str  # ok | syntax-error | decode-error | too-large | unreadable | skipped
     error: str = ""
     is_test: bool = False
+    partial: bool = False  # did not parse whole, but what the parser recovered is indexed
 
 
 @dataclass(frozen=True, slots=True)

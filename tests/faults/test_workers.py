@@ -32,6 +32,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:  # it ended meanwhile
+        return ""
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
@@ -51,8 +58,7 @@ def test_workers_die_with_a_killed_index(make_repo, sig):
     workers: list[int] = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and parent.poll() is None:
-        workers = [c for c in _children(parent.pid)
-                   if "impactlens" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]
+        workers = [c for c in _children(parent.pid) if "impactlens" in _cmdline(c)]
         if len(workers) >= 2:
             break
         time.sleep(0.01)

@@ -1,4 +1,5 @@
-"""The README as a package index renders it: the install line first, absolute links only."""
+"""The README as a package index renders it (the install line first, absolute links only),
+and its reliability figures are the fault suite's."""
 
 from __future__ import annotations
 
@@ -33,3 +34,24 @@ def test_the_ci_script_runs_the_readme_test_command_on_paths_that_exist() -> Non
     assert SET_UP.splitlines()[1] in script.splitlines()
     named = re.findall(r"\btests/[\w/.-]+", script)
     assert named and [p for p in named if not (README.parent / p).exists()] == []
+
+
+FAMILIES = {"diffs": "test_diffs.py", "encodings": "test_encodings.py", "paths": "test_paths.py",
+            "index": "test_index_store.py", "workers": "test_workers.py",
+            "MCP": "test_mcp_frames.py", "bounds": "test_bounds.py"}
+
+
+def test_the_reliability_counts_are_the_fault_suites() -> None:
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                          "--collect-only", "-q", "tests/faults"], cwd=README.parent,
+                         capture_output=True, text=True, check=False).stdout
+    per_file = {m[0]: int(m[1]) for m in re.findall(r"tests/faults/(\w+\.py): (\d+)", got)}
+    section = README.read_text().split("## Reliability", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| (\w+) \| (\d+) \|", section, flags=re.M))
+    assert {f: int(rows[name]) for name, f in FAMILIES.items()} == per_file
+    total = sum(per_file.values())
+    assert f"{total} cases in seven families" in section.replace("\n", " ")
+    assert f"over the {total} cases" in section.replace("\n", " ")

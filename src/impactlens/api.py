@@ -8,15 +8,23 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from impactlens.change.inputs import ProposedChange, from_texts, parse_as_of, read_change
+from impactlens.change.inputs import (
+    ProposedChange,
+    from_texts,
+    parse_as_of,
+    read_change,
+    repo_path,
+)
 from impactlens.errors import BadInputError, NotARepositoryError, WatchError
+from impactlens.fileio import outside_root, read_source
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
-from impactlens.index.store import Store, index_path
+from impactlens.index.store import Store, index_path, writable
 from impactlens.model import (
     DEPENDENCIES,
     DEPENDENTS,
@@ -70,13 +78,17 @@ class Project:
         self._watcher: RepositoryWatcher | None = None
         self._watch_checked = False  # the disk was scanned since the watcher started
         self.staleness_scans = 0  # how often refresh() scanned the disk for changes
+        self.note = ""  # one line about the index for the user (it could not be refreshed)
 
     # ------------------------------------------------------------------ index
     def index(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         """Bring the index up to date (incrementally unless ``full``)."""
         check_project(self.root)
         self.close()
-        return Indexer(self.root, self.settings).run(full=full, progress=progress)
+        indexer = Indexer(self.root, self.settings)
+        summary = indexer.run(full=full, progress=progress)
+        self.note = indexer.note
+        return summary
 
     @property
     def store(self) -> Store:
@@ -95,6 +107,11 @@ class Project:
         ``watch_sync_timeout_s`` (or has not yet been checked against the disk) leaves it to
         the scan."""
         watcher = self._watcher
+        path = index_path(self.root)
+        if path.exists() and not writable(path):
+            self.note = (f"{path} is read-only: answers come from it as it is; it cannot be "
+                         "refreshed")
+            return None
         try:
             if watcher is not None and self._watch_checked and watcher.sync(
                     self.settings.watch_sync_timeout_s):
@@ -199,10 +216,9 @@ class Project:
 
     def read_file(self, path: str) -> str | None:
         """Current text of a repository file (``None`` when absent or unreadable)."""
-        try:
-            return (self.root / path).read_text(encoding="utf-8", errors="surrogateescape")
-        except OSError:
+        if outside_root(self.root, path):
             return None
+        return read_source(self.root / path)
 
     # ------------------------------------------------------------ extensions
     # Change-impact analysis (impactlens.impact), slicing (impactlens.pdg) and history
@@ -322,8 +338,9 @@ class Project:
 
         target = self.resolve_symbol(symbol)
         callgraph = self.impact(target.id, direction=_reach(direction), depth=depth)
-        return pdg_impact(self.store, SourceCache(self.root), target, target.file, line,
-                          direction, depth, callgraph)
+        cache = SourceCache(self.root, max_bytes=self.settings.max_file_bytes)
+        return pdg_impact(self.store, cache, target, target.file, line, direction, depth,
+                          callgraph)
 
     def slice(
         self, file: str | Path, line: int, direction: str = "dependents", depth: int = 3,
@@ -335,7 +352,7 @@ class Project:
         from impactlens.pdg.source import SourceCache
 
         path = self._repo_path(file)
-        cache = SourceCache(self.root)
+        cache = SourceCache(self.root, max_bytes=self.settings.max_file_bytes)
         if use_index and index_path(self.root).exists():
             self.refresh()
             target = enclosing_symbol(self.store, path, line)
@@ -345,15 +362,10 @@ class Project:
         return pdg_impact(None, cache, None, path, line, direction, depth, None)
 
     def _repo_path(self, file: str | Path) -> str:
-        p = Path(file)
-        if p.is_absolute() or ((Path.cwd() / p).exists() and not (self.root / p).exists()):
-            try:
-                return p.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                from impactlens.errors import BadInputError
-
-                raise BadInputError(f"{file}: not inside the repository {self.root}") from None
-        return p.as_posix()
+        p = str(file)
+        if not os.path.isabs(p) and os.path.exists(p) and not (self.root / p).exists():
+            p = os.path.abspath(p)  # a path from the working directory
+        return repo_path(self.root, p, what="file")
 
 
 def _reach(slice_direction: str) -> str:

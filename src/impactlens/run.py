@@ -37,6 +37,7 @@ from impactlens.index import git, queries
 from impactlens.index.history import history_state, load_history
 from impactlens.index.overlay import overlay_for
 from impactlens.index.recording import Recording
+from impactlens.index.state import state_path
 from impactlens.index.store import Store
 from impactlens.index.worktree import WorkTree
 from impactlens.model import FileChange, ImpactResult, IndexGraph
@@ -193,7 +194,7 @@ def write_outputs(result: ImpactResult, out_dir: Path, settings: Settings = DEFA
     """``changes.json``, ``impact.json``, ``test_map.txt`` into ``out_dir`` (each atomic);
     ``test_map.txt`` is always whole, ``impact.json`` whole only with ``detail``."""
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        state_path(out_dir, is_dir=True)  # never through a symlinked .impactlens/out
     except OSError as exc:
         raise BadInputError(f"{out_dir}: cannot create the output directory ({exc.strerror})") \
             from None

@@ -243,8 +243,22 @@ def _read(name: str, kind: type, value: Any) -> Any:
             pass
         else:  # no inf or nan, and 2.5 is no integer setting
             if math.isfinite(number) and (kind is float or number.is_integer()):
-                return kind(number)
+                return _in_range(name, kind(number))
     raise ValueError(f"{name}={value!r}: not {_WHAT[kind]}")
+
+
+# the least value a setting takes where 0 would stop the work it sizes (every other
+# number is a count, a size, a time or a weight: at least 0)
+_AT_LEAST: dict[str, float] = {"max_file_bytes": 1}
+_AT_MOST: dict[str, float] = {"index_workers": 1024}
+
+
+def _in_range(name: str, number: float) -> float:
+    low, high = _AT_LEAST.get(name, 0), _AT_MOST.get(name, math.inf)
+    if not low <= number <= high:
+        bound = f"at least {low:g}" if number < low else f"at most {high:g}"
+        raise ValueError(f"{name}={number:g}: out of range (it must be {bound})")
+    return number
 
 
 def override(settings: Settings, pairs: Sequence[str]) -> Settings:

@@ -163,20 +163,36 @@ def test_explain_lists_causes_and_a_rerun_reuses_the_selection(
 
 
 def test_a_failing_analysis_runs_every_test_and_says_why(
-        repo: Path, pytester: pytest.Pytester) -> None:
+        repo: Path, pytester: pytest.Pytester, tmp_path: Path) -> None:
+    import shutil
+
     from impactlens.index.store import index_path
 
     (repo / "src/shop/pricing.py").write_text(PRICING_COMPATIBLE)
     run(pytester, "--impact")  # builds the index
-    db = index_path(repo)
-    for extra in db.parent.glob(db.name + "-*"):  # its write-ahead log
-        extra.unlink()
-    db.write_bytes(b"no index at all " * 512)  # a damaged index: every analysis fails
+    state = index_path(repo).parent
+    shutil.rmtree(state)
+    (tmp_path / "elsewhere").mkdir()
+    state.symlink_to(tmp_path / "elsewhere")  # never written through: every analysis fails
     result = run(pytester, "--impact")
     result.assert_outcomes(passed=ALL)
     result.stdout.fnmatch_lines(["impactlens: selected 5/5 tests: the analysis failed "
-                                 "(StoreError: *not a readable impactlens index*): every test "
-                                 "runs"])
+                                 "(StateDirError: *is a symlink*): every test runs"])
+    assert not list((tmp_path / "elsewhere").iterdir())
+
+
+def test_a_damaged_index_is_rebuilt_and_selects(repo: Path, pytester: pytest.Pytester) -> None:
+    from impactlens.index.store import index_path
+
+    (repo / "src/shop/pricing.py").write_text(PRICING_COMPATIBLE)
+    first = run(pytester, "--impact")  # builds the index
+    db = index_path(repo)
+    for extra in db.parent.glob(db.name + "-*"):  # its write-ahead log
+        extra.unlink()
+    db.write_bytes(b"no index at all " * 512)
+    again = run(pytester, "--impact")
+    assert passed_ids(again) == passed_ids(first)
+    assert "the analysis failed" not in again.stdout.str()
 
 
 def test_a_selection_outside_the_collected_tests_is_a_warning(

@@ -16,13 +16,14 @@ import io
 import posixpath
 import re
 import time
-import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from impactlens import fileio
+from impactlens.change.diff_check import check_complete
 from impactlens.errors import BadInputError
 from impactlens.index import frontend, git
 from impactlens.model import FileChange
@@ -87,39 +88,54 @@ def _not_source(rel: str) -> str:
            f"({', '.join(frontend.suffixes())})"
 
 
+_PATH_MAX, _NAME_MAX = 4096, 255  # Linux's limits: a longer name names no file
+
+
 def repo_path(root: Path, raw: str, *, what: str = "path") -> str:
     """Normalize ``raw`` to a repo-relative POSIX path or refuse it (one line)."""
     p = raw.strip().replace("\\", "/")
     if not p:
         raise BadInputError(f"{what}: empty path")
+    if "\0" in p:
+        raise BadInputError(f"{raw!r}: {what} holds a NUL byte")
+    if len(p) > _PATH_MAX or any(len(part) > _NAME_MAX for part in p.split("/")):
+        raise BadInputError(f"{raw[:60]}...: {what} is too long for a file name")
     if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
-        absolute = Path(p).resolve()
-        try:
-            p = absolute.relative_to(root).as_posix()
-        except ValueError:
-            raise BadInputError(f"{raw}: {what} is outside the repository {root}") from None
+        p = _relative(root, Path(posixpath.normpath(p)), raw, what)
     norm = posixpath.normpath(p)
     if norm == ".." or norm.startswith("../") or norm == "." or norm.startswith("/"):
         raise BadInputError(f"{raw}: {what} is outside the repository")
     if norm == ".git" or norm.startswith(".git/"):
         raise BadInputError(f"{raw}: {what} points into .git")
+    if fileio.outside_root(root, norm):
+        raise BadInputError(f"{raw}: {what} resolves outside the repository (through a "
+                            "symlink); not followed")
     return norm
 
 
+def _relative(root: Path, absolute: Path, raw: str, what: str) -> str:
+    """``absolute`` relative to ``root``: as written when it starts there (a symlink under
+    the root is judged by where it points, later), else once both are resolved (the root
+    named through another path)."""
+    real_root = root.resolve()
+    for candidate in (absolute, absolute.resolve()):
+        try:
+            return candidate.relative_to(real_root).as_posix()
+        except ValueError:
+            continue
+    raise BadInputError(f"{raw}: {what} is outside the repository {root}") from None
+
+
 def decode_source(path: str, data: bytes) -> str:
-    """Source text of ``data`` (UTF-8, or a PEP 263 coding); binary is refused."""
+    """Source text of ``data`` as the indexer reads it (:func:`impactlens.fileio.decode_source`:
+    a BOM, a PEP 263 coding, else UTF-8); binary and undecodable text are refused."""
     if b"\x00" in data:
         raise BadInputError(f"{path}: binary file, not Python source")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            text = data.decode(enc)
-        except (SyntaxError, LookupError, UnicodeDecodeError):
-            raise BadInputError(f"{path}: not UTF-8 text (and no valid coding declaration)") \
-                from None
-    return text.removeprefix("\ufeff")
+        return fileio.decode_source(data, strict=True)
+    except (SyntaxError, UnicodeDecodeError):
+        raise BadInputError(f"{path}: not UTF-8 text (and no valid coding declaration)") \
+            from None
 
 
 def _read_worktree(root: Path, path: str) -> str | None:
@@ -388,6 +404,7 @@ def _parse_diff(root: Path, diff_text: str | bytes, source: str) -> tuple[bytes,
         raw = diff_text.encode("utf-8", "surrogateescape")
     if not diff_text.strip():
         raise BadInputError(f"{source}: the diff is empty")
+    check_complete(diff_text, source)
     try:
         patch = PatchSet(io.StringIO(diff_text))
     except UnidiffParseError as exc:
@@ -607,8 +624,9 @@ def from_worktree(
     paths: dict[str, str] = {e.path: e.status for e in entries}
     for p in git.untracked_files(root):
         paths.setdefault(p, "A")
-    py = sorted(p for p in paths if is_source(p))
-    other = sorted(p for p in paths if not is_source(p) and not p.startswith(INDEX_DIR + "/"))
+    py = sorted(p for p in paths if is_source(p) and fileio.valid_name(p))
+    other = sorted(fileio.shown_name(p) for p in paths if p not in py
+                   and not p.startswith(INDEX_DIR + "/"))
     specs = [git.spec(head, p) for p in py if paths[p] != "A"]
     blobs = git.blobs(root, specs)
     changes: dict[str, tuple[str | None, str | None]] = {}

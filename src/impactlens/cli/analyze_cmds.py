@@ -99,6 +99,8 @@ def _analyze(project: Project, kw: dict[str, Any], quiet: bool) -> tuple[Any, An
         click.echo(f"impactlens: {change.note}", err=True)
     with progress_bar(is_tty() and not quiet) as progress:
         project.refresh(progress=progress)
+    if project.note:
+        click.echo(f"impactlens: note: {project.note}", err=True)
     return change, project.analyze(change, refresh=False)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,10 @@ class ErrorsAsOneLine(click.Group):
             return super().invoke(ctx)
         except ImpactlensError as exc:
             click.echo(f"impactlens: error: {exc}", err=True)
+            ctx.exit(2)
+        except sqlite3.DatabaseError as exc:  # damage the checks on opening did not see
+            click.echo(f"impactlens: error: the index could not be read ({exc}); "
+                       "`impactlens index --full` rebuilds it", err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
             click.echo("impactlens: interrupted", err=True)

@@ -112,6 +112,8 @@ def _fresh(repo: Path) -> Project:
     project = open_project(repo)
     with progress_bar(is_tty()) as progress:
         project.refresh(progress)
+    if project.note:
+        click.echo(f"impactlens: note: {project.note}", err=True)
     return project
 
 

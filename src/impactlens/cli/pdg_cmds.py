@@ -87,5 +87,6 @@ def slice_cmd(location: str, direction: str, depth: int, no_index: bool, as_json
         echo_json(result)
     else:
         click.echo(render_pdg(result))
-    if result.get("reason") in ("file-not-found", "syntax-error", "line-out-of-range"):
+    if result.get("reason") in ("file-not-found", "syntax-error", "line-out-of-range",
+                                "too-large"):
         raise SystemExit(2)

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from impactlens.fileio import shown_name, valid_name
 from impactlens.index import frontend, git
 
 SKIP_DIRS = frozenset({
@@ -66,8 +67,24 @@ def _walk(root: Path, suffix: str | tuple[str, ...]) -> Iterator[str]:
 _ASK = Path("\0")  # list_source_files: no work tree root given, ask git
 
 
+class FileList(list[str]):
+    """Repository paths, with the names left out because they are not valid UTF-8 (shown
+    escaped in ``skipped``: they can be neither stored nor imported)."""
+
+    skipped: tuple[str, ...] = ()
+
+
+def _named(paths: Iterable[str]) -> FileList:
+    got = FileList()
+    bad: list[str] = []
+    for p in paths:
+        (got if valid_name(p) else bad).append(p)
+    got.skipped = tuple(shown_name(p) for p in bad)
+    return got
+
+
 def list_source_files(root: Path, top: Path | None = _ASK, suffix: str | None = None
-                      ) -> list[str]:
+                      ) -> FileList:
     """Repo-relative POSIX paths of the files to index, sorted. ``top``: the git work tree
     root (None: not in git) when the caller already knows it; ``suffix``: the files'
     ending (``None``: every language frontend's files; ``""``: every file)."""
@@ -83,7 +100,7 @@ def list_source_files(root: Path, top: Path | None = _ASK, suffix: str | None = 
             files = [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
     if files is None:
         files = _walk_files(root, endings)
-    return files if suffix == "" else [f for f in files if not _frontend_skips(f)]
+    return _named(files if suffix == "" else [f for f in files if not _frontend_skips(f)])
 
 
 def _frontend_skips(path: str) -> bool:
@@ -93,7 +110,7 @@ def _frontend_skips(path: str) -> bool:
     return bool(fe.skip_dirs) and any(p in fe.skip_dirs for p in path.split("/")[:-1])
 
 
-def list_text_files(root: Path) -> list[str]:
+def list_text_files(root: Path) -> FileList:
     """Every file of the work tree (tracked or not ignored; what a walk finds outside git)
     — the places code, templates and doctests that read a name can be."""
     return list_source_files(root, suffix="")

@@ -21,10 +21,16 @@ class GitError(BadInputError):
     """A git command failed (unknown revision, not a repository, ...)."""
 
 
+_READ_ONLY = ("-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "--no-optional-locks")
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["LC_ALL"] = "C"
+    # reading must not write to .git/: no stat refresh of .git/index (git's "optional
+    # locks"), no fsmonitor daemon started or its token stored
+    env["GIT_OPTIONAL_LOCKS"] = "0"
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
     env.pop("GIT_INDEX_FILE", None)
@@ -38,7 +44,7 @@ def run_bytes(
     """Run ``git ARGS`` in ``root``; return stdout bytes or raise :class:`GitError`."""
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
+            ["git", *_READ_ONLY, *args],
             cwd=str(root),
             input=input,
             capture_output=True,
@@ -209,10 +215,44 @@ def _parse_name_status(raw: str) -> list[NameStatus]:
 
 def diff_name_status(root: Path | str, base: str, head: str | None = None) -> list[NameStatus]:
     """Files changed from ``base`` to ``head`` (``None`` = the working tree, staged+unstaged)."""
-    args = ["diff", "--no-ext-diff", "--no-renames", "--relative", "--name-status", "-z", base]
-    if head is not None:
-        args.append(head)
+    if head is None:
+        return _worktree_name_status(root, base)
+    args = ["diff", "--no-ext-diff", "--no-renames", "--relative", "--name-status", "-z", base,
+            head]
     return _parse_name_status(run(root, *args, "--"))
+
+
+_NO_SHA = "0" * 40
+
+
+def _worktree_name_status(root: Path | str, base: str) -> list[NameStatus]:
+    """The working tree's changes from ``base``, read without writing ``.git/index``:
+    ``git diff BASE`` refreshes the index's stat data on disk even without optional locks,
+    so the plumbing ``diff-index`` is used, and a file it reports only because its stat
+    changed (no content sha given) is hashed and dropped when its content is ``base``'s."""
+    raw = run(root, "diff-index", "--no-renames", "--relative", "-z", base, "--")
+    parts = raw.split("\x00")
+    entries: list[tuple[str, str, str, str]] = []  # (letter, path, base sha, new sha)
+    for i in range(0, len(parts) - 1, 2):
+        meta = parts[i].split()
+        if len(meta) >= 5:
+            entries.append((meta[4][:1], parts[i + 1], meta[2], meta[3]))
+    # (a name holding a newline cannot be passed on a line: it stays reported as changed)
+    unknown = [p for letter, p, _, new in entries
+               if letter == "M" and new == _NO_SHA and "\n" not in p]
+    shas = dict(zip(unknown, hash_files(root, unknown), strict=True))
+    return [NameStatus(letter, p) for letter, p, old, _ in entries
+            if p not in shas or shas[p] != old]
+
+
+def hash_files(root: Path | str, paths: list[str]) -> list[str]:
+    """The blob shas of the working-tree files ``paths`` (as git would store them; nothing
+    is written)."""
+    if not paths:
+        return []
+    payload = ("\n".join(paths) + "\n").encode("utf-8", "surrogateescape")
+    out = run_bytes(root, "hash-object", "--stdin-paths", input=payload)
+    return out.decode("ascii").split()
 
 
 def untracked_files(root: Path | str) -> list[str]:

@@ -12,21 +12,20 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import pickle
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from multiprocessing import get_context
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from impactlens.errors import IndexBusyError
+from impactlens.fileio import OUTSIDE, outside_root
 from impactlens.index import discover, git, read_fingerprints
 from impactlens.index.frontend import ParseFailure, frontend_for
+from impactlens.index.lock import Lock, index_lock
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
@@ -37,6 +36,8 @@ from impactlens.index.store import (
     index_path,
     resolution_rows,
 )
+from impactlens.index.store_health import out_of_space
+from impactlens.index.workers import worker_pool
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -59,6 +60,8 @@ class _Parsed:
 def _read(root: str, path: str, max_bytes: int) -> tuple[bytes | None, int, int, str]:
     """(content or None, size, mtime_ns, error)."""
     full = os.path.join(root, path)
+    if outside_root(root, path):
+        return None, 0, 0, OUTSIDE
     try:
         st = os.stat(full)
         if st.st_size > max_bytes:
@@ -75,7 +78,8 @@ def _parse_one(root: str, path: str, module: str, is_test: bool, max_bytes: int)
     language = fe.language if fe is not None else ""
     data, size, mtime, err = _read(root, path, max_bytes)
     if data is None or fe is None:
-        status = "too-large" if err.startswith("file is") else "unreadable"
+        status = ("too-large" if err.startswith("file is")
+                  else "skipped" if err == OUTSIDE else "unreadable")
         rec = FileRecord(path, "", language, module, size, status, err or "no language",
                          is_test)
         return _Parsed(rec, None, mtime)
@@ -236,28 +240,21 @@ class Indexer:
         self.root = root.resolve()
         self.settings = settings
         self.dir = self.root / INDEX_DIRNAME
+        self.note = ""  # why the last run rebuilt the index ("" = it did not)
+        self._lock: Lock | None = None  # held while a run writes
 
     # -------------------------------------------------------------- locking
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.dir / LOCK_FILENAME, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            deadline = time.monotonic() + self.settings.lock_timeout_s
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise IndexBusyError(
-                            f"{self.dir / LOCK_FILENAME}: another `impactlens index` is running "
-                            f"(waited {self.settings.lock_timeout_s:.0f}s)"
-                        ) from None
-                    time.sleep(0.05)
-            yield
-        finally:
-            os.close(fd)  # closing releases the flock
+        with index_lock(self.dir / LOCK_FILENAME, self.settings.lock_timeout_s) as lock:
+            self._lock = lock
+            try:
+                yield
+            finally:
+                self._lock = None
+
+    def _lock_fds(self) -> tuple[int, ...]:
+        return (self._lock.fd,) if self._lock is not None else ()
 
     # ------------------------------------------------------------- scanning
     def _scan(self, known: dict[str, tuple[str, int, int, str]], full: bool, paths: list[str]
@@ -331,7 +328,7 @@ class Indexer:
         size = max(8, min(64, total // (workers * 8) or 1))
         chunks = [items[i : i + size] for i in range(0, total, size)]
         out = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        with worker_pool(workers, self._lock_fds()) as pool:
             futures = [
                 pool.submit(_parse_chunk, str(self.root), c, self.settings.max_file_bytes)
                 for c in chunks
@@ -346,14 +343,25 @@ class Indexer:
     def run(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
         t0 = time.perf_counter()
         with gc_paused(), self._locked():
-            store = Store.open(index_path(self.root), create=True)
+            store: Store | None = None
             try:
+                store = Store.open(index_path(self.root), create=True, thorough=full)
                 known = store.file_stats()
                 # a first index has no readers to keep serving: load it without the WAL
                 with store.rollback_journal() if not known else contextlib.nullcontext():
-                    return self._run(store, known, full, progress, t0)
+                    summary = self._run(store, known, full, progress, t0)
+                note = store.install()  # a rebuilt index takes the unusable one's place
+                self.note = note or ""
+                said = tuple(n for n in (note, self._lock and self._lock.note) if n)
+                return replace(summary, notes=(*said, *summary.notes)) if said else summary
+            except (sqlite3.OperationalError, OSError) as exc:
+                no_space = out_of_space(exc, index_path(self.root))
+                if no_space is None:
+                    raise
+                raise no_space from None
             finally:
-                store.close()
+                if store is not None:
+                    store.close()
 
     def _run(self, store: Store, known: dict[str, tuple[str, int, int, str]], full: bool,
              progress: ProgressFn | None, t0: float) -> IndexSummary:
@@ -364,6 +372,9 @@ class Indexer:
         full = full or not known or store.get_meta(COLLECT_META) != collect.key()
         top, head = git.work_tree_head(self.root)
         paths = discover.list_source_files(self.root, top)
+        if paths.skipped:
+            notes.append(f"skipped {len(paths.skipped)} file(s) whose name is not valid UTF-8: "
+                         + ", ".join(paths.skipped[:5]))
         modules, changed, deleted, touched = self._scan(known, full, paths)
         stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
         # a moved package boundary renames modules: those files must be re-extracted
@@ -464,7 +475,7 @@ class Indexer:
             size = max(8, min(64, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
             done = 0
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            with worker_pool(workers, self._lock_fds()) as pool:
                 results = pool.map(_resolve_chunk, chunks)  # submits every chunk now
                 meanwhile()
                 for result in results:

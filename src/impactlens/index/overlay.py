@@ -182,10 +182,10 @@ def overlay_for(store: Store, files: Sequence[FileChange], module_of: Callable[[
     to_resolve -= added
     replaced: dict[str, Any] = {p: None for p in added}
     for path in sorted(to_resolve):
-        facts = by_path[path] if path in by_path else store.facts(path)
-        if facts is None:
+        known: Any = by_path[path] if path in by_path else store.facts(path)
+        if known is None:
             replaced[path] = None
             continue
         lookup = FactsLookup(by_path, store, module_paths, collect)
-        replaced[path] = resolve_file(facts, lookup)
+        replaced[path] = resolve_file(known, lookup)
     return OverlayGraph(store, replaced)

@@ -45,9 +45,21 @@ def module_of(store: Store, root: Path, path: str) -> str:
     return module_name(root, path)
 
 
+MAX_NAME = 1000  # characters: a longer "name" names no symbol (and overflows SQLite's LIKE)
+
+
+def _bounded(name: str, what: str) -> str:
+    if len(name) > MAX_NAME:
+        raise BadInputError(f"{name[:40]}...: {what} of {len(name)} characters is too long "
+                            f"(at most {MAX_NAME})")
+    if "\0" in name:
+        raise BadInputError(f"{name[:40]!r}: {what} holds a NUL character")
+    return name
+
+
 def resolve_symbol(store: Store, ref: str) -> Node:
     """A qualname, a unique dotted suffix, a test node id, or ``path.py:LINE``."""
-    ref = ref.strip()
+    ref = _bounded(ref.strip(), "symbol")
     if not ref:
         raise BadInputError("empty symbol")
     node = store.node(ref)
@@ -106,7 +118,7 @@ def find(store: Store, name: str, limit: int = 20) -> list[Node]:
     """Symbols matching ``name``, ranked: the last name part equal to its last part
     first (a dotted qualname suffix before a bare name), then names starting with it,
     then names containing it, by id within each; close spellings when nothing matches."""
-    qualifier, _, leaf = name.strip().rpartition(".")
+    qualifier, _, leaf = _bounded(name.strip(), "name").rpartition(".")
     found = {n.id: n for n in store.nodes_with_id_suffix(name, limit)} if qualifier else {}
     # over-fetch: the qualifier filter below may drop some
     for n in store.nodes_name_containing(leaf, limit * 4 if qualifier else limit):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import pickle
 import re
 import sqlite3
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import ImpactlensError
+from impactlens.index.state import state_path
+from impactlens.index.store_health import problem, rebuild_path, stale_rebuilds
 from impactlens.model import (
     Edge,
     EdgeKind,
@@ -166,13 +169,22 @@ class StoreError(ImpactlensError):
     """A problem with the index file itself (missing, stale schema, corrupt)."""
 
 
+class _Locked(StoreError):
+    """Another connection holds the index's write lock."""
+
+
 def _ignore_in_git(directory: Path) -> None:
     """An index directory ignores itself (as ``.pytest_cache`` does): a ``git add -A`` in
     the repository must not commit a database."""
     ignore = directory / ".gitignore"
-    if directory.name == INDEX_DIRNAME and not ignore.exists():
+    if directory.name == INDEX_DIRNAME and not ignore.exists() and not ignore.is_symlink():
         with contextlib.suppress(OSError):  # a read-only checkout keeps working
             ignore.write_text("# created by impactlens: the index is local, never committed\n*\n")
+
+
+def writable(path: Path) -> bool:
+    """Whether the index ``path`` (and its directory, for the journal) can be written."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 def index_path(root: Path) -> Path:
@@ -269,49 +281,107 @@ class Store:
         # rows added (+) / deleted (-) per resolution table in the open transaction; folded
         # into the `row_counts` meta entry at COMMIT, so counts() needs no COUNT(*) scans
         self._delta: dict[str, int] | None = None
+        self.read_only = False  # opened read-only: it cannot be refreshed
+        self.replaces: Path | None = None  # the unusable index this new file replaces
+        self.replace_note = ""
 
     # ----------------------------------------------------------------- open
     @classmethod
-    def open(cls, path: Path, *, create: bool = False) -> Store:
-        """Open an index; with ``create`` make (or rebuild a stale) one."""
+    def open(cls, path: Path, *, create: bool = False, thorough: bool = False) -> Store:
+        """Open an index. Without ``create`` (a query) as it is — read-only when it cannot
+        be written — refusing one this version cannot use. With ``create`` (an index run)
+        make one, and when the one there is unusable (another program's file, corrupt, a
+        foreign or damaged schema) open a new file instead, which :meth:`install` puts in
+        its place once the run is complete. ``thorough``: check every page (``--full``)."""
         exists = path.exists()
         if not exists and not create:
             raise StoreError(f"{path}: no index here; run `impactlens index` first")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not create:
+            store = cls._connect(path, read_only=not writable(path))
+            why = store._problem(quick_check=False)
+            if why is None and store._schema_version() is None:
+                why = "an empty index"
+            if why is not None:
+                store.close()
+                raise StoreError(f"{path}: {why}; run `impactlens index` to rebuild it")
+            return store
+        state_path(path)
         _ignore_in_git(path.parent)
+        for old in stale_rebuilds(path):  # left by a run that was killed or ran out of space
+            old.unlink(missing_ok=True)
         try:
-            conn = sqlite3.connect(str(path), timeout=_BUSY_TIMEOUT_MS / 1000,
-                                   isolation_level=None)
+            store = cls._connect(path)
+        except _Locked:
+            raise
+        except StoreError as exc:
+            why = str(exc.__cause__ or exc)
+        else:
+            why = store._problem(quick_check=True, thorough=thorough) if exists else None
+            if why is None:
+                if store._schema_version() is None:
+                    store._create_schema()
+                return store
+            store.close()
+        fresh = cls._connect(rebuild_path(path, os.getpid()))
+        fresh.replaces, fresh.replace_note = path, f"{path}: {why}; rebuilt it"
+        try:
+            fresh._create_schema()
+        except BaseException:
+            fresh.close()  # discards the new file
+            raise
+        return fresh
+
+    @classmethod
+    def _connect(cls, path: Path, *, read_only: bool = False) -> Store:
+        try:
+            if read_only:  # nothing can change it while we read: no locks, no journal
+                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1",
+                                       uri=True, isolation_level=None)
+            else:
+                conn = sqlite3.connect(str(path), timeout=_BUSY_TIMEOUT_MS / 1000,
+                                       isolation_level=None)
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA temp_store=MEMORY")
             conn.execute("PRAGMA cache_size=-65536")
-            store = cls(path, conn)
-            version = store._schema_version()
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc):
                 raise StoreError(f"{path}: not a readable impactlens index ({exc})") from exc
-            raise StoreError(f"{path}: the index is locked by an `impactlens index` building "
-                             "it; try again when it finishes") from exc
+            raise _Locked(f"{path}: the index is locked by an `impactlens index` building "
+                          "it; try again when it finishes") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a readable impactlens index ({exc})") from exc
-        if version is None:
-            if not create:
-                raise StoreError(f"{path}: empty index; run `impactlens index`")
-            store._create_schema()
-        elif version != SCHEMA_VERSION:
-            if not create:
-                raise StoreError(
-                    f"{path}: index schema v{version} is from another impactlens version "
-                    f"(this one needs v{SCHEMA_VERSION}); run `impactlens index` to rebuild it"
-                )
-            store._drop_all()
-            store._create_schema()
+        store = cls(path, conn)
+        store.read_only = read_only
         return store
+
+    def _problem(self, *, quick_check: bool, thorough: bool = False) -> str | None:
+        size = self.path.stat().st_size if quick_check else 1 << 62
+        return problem(self._conn, _SCHEMA, SCHEMA_VERSION, size=size, thorough=thorough)
+
+    def install(self) -> str | None:
+        """Put a replacement built by :meth:`open` in place of the unusable index, all at
+        once (a reader sees the old file or the new one, never a mix); the note to show.
+        ``None`` when this store is the index itself."""
+        if self.replaces is None:
+            return None
+        self._conn.execute("PRAGMA journal_mode=DELETE")  # the file holds everything now
+        self._conn.close()
+        for suffix in ("-wal", "-shm"):  # the old file's: they must not meet the new one
+            Path(f"{self.replaces}{suffix}").unlink(missing_ok=True)
+        os.replace(self.path, self.replaces)
+        self.path, self.replaces = self.replaces, None
+        self._conn = self._connect(self.path)._conn
+        return self.replace_note
 
     def close(self) -> None:
         self._conn.close()
+        if self.replaces is not None:  # a replacement never completed: the old file stays
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            self.replaces = None
 
     def _schema_version(self) -> int | None:
         row = self._conn.execute(
@@ -330,15 +400,6 @@ class Store:
             self._conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
-
-    def _drop_all(self) -> None:
-        with self.transaction():
-            rows = self._conn.execute(
-                "SELECT type, name FROM sqlite_master WHERE type IN ('table') "
-                "AND name NOT LIKE 'sqlite_%'"
-            ).fetchall()
-            for r in rows:
-                self._conn.execute(f'DROP TABLE IF EXISTS "{r["name"]}"')
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -21,6 +21,7 @@ import watchfiles
 
 from impactlens.index import discover, frontend
 from impactlens.index.python.pytest_config import CONFIG_FILES, TEST_DIRS
+from impactlens.index.state import state_path
 from impactlens.index.store import INDEX_DIRNAME
 
 __all__ = ["RepositoryWatcher", "concerns_index"]
@@ -75,7 +76,7 @@ class RepositoryWatcher:
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> None:
-        self._markers.mkdir(parents=True, exist_ok=True)
+        state_path(self._markers, is_dir=True)
         self._running = True
         self._thread = threading.Thread(target=self._run, name="impactlens-watch", daemon=True)
         self._thread.start()
@@ -136,7 +137,7 @@ class RepositoryWatcher:
             return not self._seen.isdisjoint(names) or not self._running
 
         try:
-            self._markers.mkdir(parents=True, exist_ok=True)  # .impactlens/ may be gone
+            state_path(self._markers, is_dir=True)  # .impactlens/ may be gone
             while self._running and time.monotonic() < deadline:
                 # a marker made before the watch was set up goes unreported: make another
                 name = f"{os.getpid()}-{next(self._names)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from impactlens.fileio import read_code_text
+from impactlens.fileio import outside_root, read_code_text
 from impactlens.index.discover import list_text_files
 
 __all__ = ["WorkTree"]
@@ -24,4 +24,6 @@ class WorkTree:
         return self._files
 
     def text(self, path: str) -> str | None:
+        if outside_root(self.root, path):
+            return None
         return read_code_text(self.root / path)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from impactlens.errors import BadInputError
-from impactlens.fileio import atomic_write
+from impactlens.fileio import atomic_write, read_source
 from impactlens.llm.config import ENV_MODEL, LLMConfig
 from impactlens.llm.guard import BodyGuard, make_body_guard
 from impactlens.llm.nextedit import next_edits, openai_client, print_prompt
@@ -180,10 +180,9 @@ def repo_body_guard(
     for rel in impact_files(impact):
         path = base / rel
         if rel.endswith(".py") and path.is_file():
-            try:
-                sources[rel] = path.read_text(encoding="utf-8", errors="surrogateescape")
-            except OSError:
-                continue
+            text = read_source(path)
+            if text is not None:
+                sources[rel] = text
     guard = make_body_guard(sources, def_spans)
     if not extra_sources:
         return guard

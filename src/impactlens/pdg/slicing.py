@@ -121,6 +121,9 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
     """Intra-procedural slice of the statement(s) at ``path:line``."""
     direction = _check_direction(direction)
     pf = cache.file(path)
+    if pf is None and path in cache.refused:
+        return LocalSlice(path, "", 0, direction, line, reason="too-large",
+                          message=cache.refused[path])
     if pf is None:
         return LocalSlice(path, "", 0, direction, line, reason="file-not-found",
                           message=f"{path}: cannot read the file")

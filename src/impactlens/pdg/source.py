@@ -17,6 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impactlens.fileio import outside_root, read_source
 from impactlens.pdg.cfg import FunctionNode, ScopeNode
 from impactlens.pdg.graph import FunctionPDG, function_nodes
 
@@ -92,12 +93,22 @@ class ParsedFile:
         return hit[1] if hit is not None and hit[1].name == name else None
 
 
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
 class SourceCache:
     """File texts, parsed functions and built PDGs for one analysis run."""
 
-    def __init__(self, root: Path | None = None, overrides: dict[str, str] | None = None) -> None:
+    def __init__(self, root: Path | None = None, overrides: dict[str, str] | None = None,
+                 max_bytes: int | None = None) -> None:
         self.root = root
         self._overrides = dict(overrides or {})
+        self.max_bytes = max_bytes  # a bigger file is not read (the index's size cap)
+        self.refused: dict[str, str] = {}  # path → why it was not read
         self._files: dict[str, ParsedFile | None] = {}
         self._pdgs: dict[tuple[str, int, int], FunctionPDG] = {}
         self.pdg_builds = 0
@@ -110,10 +121,15 @@ class SourceCache:
     def _load(self, path: str) -> ParsedFile | None:
         text = self._overrides.get(path)
         if text is None:
+            if self.root is not None and outside_root(self.root, path):
+                return None
             p = Path(path) if self.root is None else self.root / path
-            try:
-                text = p.read_text(encoding="utf-8", errors="surrogateescape")
-            except OSError:
+            if self.max_bytes is not None and _size(p) > self.max_bytes:
+                self.refused[path] = (f"{path}: the file is {_size(p)} bytes, over the size cap "
+                                      f"of {self.max_bytes} (max_file_bytes); not sliced")
+                return None
+            text = read_source(p)
+            if text is None:
                 return None
         return ParsedFile(path, text, text.splitlines())
 

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer as _Server  # the mcp 2.x SDK (FastMCP in 1.x)
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -39,9 +40,11 @@ from impactlens import __version__
 from impactlens.answer import Cut, answer_json, build_answer, fit, json_text, page
 from impactlens.answer.text import brief
 from impactlens.api import Project
+from impactlens.change.inputs import repo_path
 from impactlens.errors import BadInputError, ImpactlensError, WatchError
 from impactlens.impact.token_count import count_tokens
 from impactlens.model import normalise_direction
+from impactlens.serve.stdio_frames import serve_framed
 from impactlens.settings import Settings
 
 __all__ = ["build_server", "serve_stdio"]
@@ -321,19 +324,12 @@ class _Backend:
     def repo_file(self, raw: str) -> str:
         """A repository-relative POSIX path for ``raw`` (relative to the root, or absolute
         inside it); anything outside the repository is refused."""
-        if not raw or not raw.strip():
-            raise BadInputError("file: empty path")
-        p = Path(raw)
-        full = (p if p.is_absolute() else self.root / p).resolve()
-        try:
-            rel = full.relative_to(self.root)
-        except ValueError:
-            raise BadInputError(f"{raw}: path is outside the repository {self.root}") from None
-        if rel.parts and rel.parts[0] in (".git", ".impactlens"):
+        rel = repo_path(self.root, raw or "", what="file")
+        if rel.split("/")[0] == ".impactlens":
             raise BadInputError(f"{raw}: not a source file of the repository")
-        if not full.is_file():
+        if not (self.root / rel).is_file():
             raise BadInputError(f"{raw}: no such file in the repository")
-        return rel.as_posix()
+        return rel
 
     def change_kwargs(self, diff: str | None, rev: str | None, task: str | None,
                       as_of: str | None) -> dict[str, Any]:
@@ -770,6 +766,7 @@ def serve_stdio(root: str | Path, settings: Settings | None = None) -> None:
     os.environ.setdefault("GIT_OPTIONAL_LOCKS", "0")  # `git status` must not touch .git/index
     server = build_server(root, settings)
     try:
-        server.run("stdio")
+        # the SDK's stdio transport, behind a pre-parser that answers every bad frame
+        anyio.run(serve_framed, server._lowlevel_server)
     finally:
         server._impactlens_backend.close()

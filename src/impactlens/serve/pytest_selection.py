@@ -168,12 +168,13 @@ def _write(cache: Path, key: str, got: Selection) -> None:
     """Keep ``got`` under ``key``, with the last :data:`_KEPT` others (best effort: a
     cache that cannot be written is only slower)."""
     from impactlens.fileio import atomic_write
+    from impactlens.index.state import StateDirError, state_path
 
     entries = {k: v for k, v in _read(cache).items() if k != key}
     entries[key] = got.to_json()
     kept = dict(list(entries.items())[-_KEPT:])
-    with contextlib.suppress(OSError):
-        atomic_write(cache, json.dumps(kept, sort_keys=False))
+    with contextlib.suppress(OSError, StateDirError):
+        atomic_write(state_path(cache), json.dumps(kept, sort_keys=False))
 
 
 def _analyze(root: Path, rev: str | None, min_conf: float | None) -> Selection:

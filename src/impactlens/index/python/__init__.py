@@ -56,7 +56,8 @@ Semantics worth knowing (choices where Python leaves room):
   definitions of one qualname (conditional defs, a property's setter) share the id.
 """
 
-from impactlens.index.python.extract import decode_source, extract_file
+from impactlens.fileio import decode_source
+from impactlens.index.python.extract import extract_file
 from impactlens.index.python.facts import PyFileFacts, Scope
 from impactlens.index.python.resolve import ModuleLookup, resolve_file
 

@@ -58,6 +58,9 @@ def _parse(src: str, path: str, which: str) -> ast.Module:
         ) from None
     except ValueError as exc:  # e.g. source with NUL bytes
         raise BadInputError(f"{path}:0: cannot parse the {which} version: {exc}") from None
+    except (RecursionError, MemoryError):  # what the indexer records as unparsable too
+        raise BadInputError(f"{path}:0: the {which} version nests expressions too deeply to "
+                            "analyze") from None
 
 
 def _start(node: ast.AST) -> int:

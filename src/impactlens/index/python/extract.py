@@ -13,11 +13,10 @@ resolved here: that needs other files.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from typing import Any
 
+from impactlens.fileio import decode_source
 from impactlens.index.python import pytest_marks as pm
 from impactlens.index.python.binding_flow import BindingFlow, LoopFrame
 from impactlens.index.python.expr_encoding import (
@@ -74,14 +73,6 @@ _BRACKETS = re.compile(r"[()\[\]{}:]")
 _WS = re.compile(r"\s+")
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 _RECURSION = 12_000  # deep but valid expression nesting (long "+" chains, nested calls)
-
-
-def decode_source(source: bytes) -> str:
-    """Decode per PEP 263 (coding cookie, BOM). Raises SyntaxError/UnicodeDecodeError."""
-    if source.isascii():
-        return source.decode("ascii")
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    return source.decode(encoding)
 
 
 def _deco_flags(text: str) -> int:
@@ -971,7 +962,7 @@ def extract_file(path: str, source: bytes, module: str, is_test: bool,
 
     Raises SyntaxError / UnicodeDecodeError / ValueError on unparseable input.
     """
-    text = decode_source(source)
+    text = decode_source(source, strict=True)
     try:
         with recursion_limit_at_least(_RECURSION), gc_paused():
             tree = ast.parse(text, filename=path)

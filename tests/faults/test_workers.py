@@ -1,0 +1,88 @@
+"""Worker processes die with the ``index`` that started them, and the next run goes
+ahead at once; a lock left by a run that is gone is taken over with a note."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SRC, impactlens
+
+MODULE = "".join(f"def f{k}(v):\n    w = v + {k}\n    return [w * i for i in range(w)]\n\n\n"
+                 for k in range(120))
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry))
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:  # it ended meanwhile
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_die_with_a_killed_index(make_repo, sig):
+    root = make_repo({"pkg/__init__.py": "", **{f"pkg/m{i}.py": MODULE for i in range(240)}})
+    env = dict(os.environ, PYTHONPATH=SRC)
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "impactlens", "--set", "index_workers=2", "index", str(root)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    workers: list[int] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and parent.poll() is None:
+        workers = [c for c in _children(parent.pid) if "impactlens" in _cmdline(c)]
+        if len(workers) >= 2:
+            break
+        time.sleep(0.01)
+    assert len(workers) >= 2, "the index ended before its workers could be seen"
+    parent.send_signal(sig)
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not [w for w in workers if _alive(w)]
+    t0 = time.monotonic()
+    proc = impactlens("--set", "lock_timeout_s=2", "index", str(root))
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - t0 < 30
+    if sig == signal.SIGKILL:  # nothing ran the release: the lock names the dead holder
+        assert f"process {parent.pid}" in proc.stderr and "took over" in proc.stderr
+
+
+def test_lock_left_by_a_process_that_is_gone_is_taken_over(make_repo):
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "X = 1\n"})
+    assert impactlens("index", str(root)).returncode == 0
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (root / ".impactlens/index.lock").write_text(str(gone.pid))
+    proc = impactlens("index", str(root))
+    assert proc.returncode == 0 and f"process {gone.pid}" in proc.stderr, proc.stderr
+    assert (root / ".impactlens/index.lock").read_text() == ""

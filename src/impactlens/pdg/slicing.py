@@ -122,8 +122,8 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
     direction = _check_direction(direction)
     pf = cache.file(path)
     if pf is None and path in cache.refused:
-        return LocalSlice(path, "", 0, direction, line, reason="too-large",
-                          message=cache.refused[path])
+        reason, message = cache.refused[path]
+        return LocalSlice(path, "", 0, direction, line, reason=reason, message=message)
     if pf is None:
         return LocalSlice(path, "", 0, direction, line, reason="file-not-found",
                           message=f"{path}: cannot read the file")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from impactlens.fileio import outside_root, read_source
+from impactlens.index.frontend import language_of
 from impactlens.pdg.cfg import FunctionNode, ScopeNode
 from impactlens.pdg.graph import FunctionPDG, function_nodes
 
@@ -100,6 +101,11 @@ def _size(p: Path) -> int:
         return 0
 
 
+# the languages whose functions the statement-level graph is built for (the CFG and
+# def-use of this package read Python's ast); other frontends' files are refused by name
+STATEMENT_LANGUAGES = frozenset({"python"})
+
+
 class SourceCache:
     """File texts, parsed functions and built PDGs for one analysis run."""
 
@@ -108,7 +114,7 @@ class SourceCache:
         self.root = root
         self._overrides = dict(overrides or {})
         self.max_bytes = max_bytes  # a bigger file is not read (the index's size cap)
-        self.refused: dict[str, str] = {}  # path → why it was not read
+        self.refused: dict[str, tuple[str, str]] = {}  # path → (reason, why) it was not read
         self._files: dict[str, ParsedFile | None] = {}
         self._pdgs: dict[tuple[str, int, int], FunctionPDG] = {}
         self.pdg_builds = 0
@@ -119,14 +125,21 @@ class SourceCache:
         return self._files[path]
 
     def _load(self, path: str) -> ParsedFile | None:
+        language = language_of(path)
+        if language and language not in STATEMENT_LANGUAGES:
+            self.refused[path] = ("unsupported-language", (
+                f"{path}: statement-level impact reads Python files; {language} files get "
+                "the call-graph impact (`impactlens impact` without --mode pdg)"))
+            return None
         text = self._overrides.get(path)
         if text is None:
             if self.root is not None and outside_root(self.root, path):
                 return None
             p = Path(path) if self.root is None else self.root / path
             if self.max_bytes is not None and _size(p) > self.max_bytes:
-                self.refused[path] = (f"{path}: the file is {_size(p)} bytes, over the size cap "
-                                      f"of {self.max_bytes} (max_file_bytes); not sliced")
+                self.refused[path] = ("too-large", (
+                    f"{path}: the file is {_size(p)} bytes, over the size cap of "
+                    f"{self.max_bytes} (max_file_bytes); not sliced"))
                 return None
             text = read_source(p)
             if text is None:

@@ -1,20 +1,25 @@
 """`pytest --impact` against the whole suite and pytest-testmon, on the same edits.
 
-    python bench/pytest_speed.py /tmp/attrs-ps /tmp/rich-ps /tmp/itsdangerous-ps --runs 3
+    python bench/pytest_speed.py /tmp/repos/click /tmp/repos/werkzeug /tmp/repos/starlette \
+        --venvs /tmp/venvs --runs 3 --json out.json
 
 Each argument is a clone of one of the repositories in ``EDITS`` (its directory name starts
-with the repository's name), with a clean work tree; pytest-testmon must be installed.
-Per repository: ``impactlens index`` and a ``pytest --testmon`` run on the clean tree build
-each tool's data (their cost is reported as set-up); then, per edit, ``--runs`` rounds each
-run the full suite, ``pytest --impact --impact-no-cache`` (a fresh analysis, the index as
-it was before the edit) and ``pytest --testmon`` (its data as it was before the edit),
-interleaved so that the machine's load falls on all three alike; then one ``pytest
---impact`` re-run (the cached selection). Wall and CPU (user + system of the process and
-every process it waited for) are medians over the rounds (this checkout's impactlens is
-byte-compiled first, as an installed one is); "caught" counts the tests that
-pass on the clean tree and fail with the edit in the full suite, among those each
-selection ran. The edit is undone afterwards (``git checkout``). Prints a markdown table;
-``--json FILE`` keeps every run.
+with the repository's name), with a clean work tree; ``--venvs DIR`` runs each in
+``DIR/NAME`` (the repository, its test dependencies, this checkout's impactlens and
+pytest-testmon installed there), otherwise in this interpreter. Per repository, on the
+clean tree: ``impactlens index``, a ``pytest --testmon`` run and ``impactlens record``
+build each tool's data (their cost is reported as set-up). Then, per edit, ``--runs``
+rounds each run the full suite, ``pytest --impact --impact-no-cache`` with the index alone
+and with the index and the recording (a fresh analysis, the data as it was before the
+edit) and ``pytest --testmon`` (its data as it was before the edit); each round starts
+one variant later than the last, so that the machine's load falls on all alike. The last
+round also runs each ``pytest --impact`` again (the cached selection). Wall and CPU (user
++ system of the process and every process it waited for) are medians over the rounds;
+Python writes its bytecode (and pytest its rewritten test modules) as on a developer's
+machine, the set-up runs warming both. Every edit is a fault: "caught" counts the tests
+that pass on the clean tree and fail with the edit in the full suite, among those each
+selection ran (the least over the rounds). The edit is undone afterwards (``git
+checkout``). Prints a markdown table; ``--json FILE`` keeps every run.
 """
 
 from __future__ import annotations
@@ -151,7 +156,7 @@ def _outcomes(junit: Path) -> tuple[set[str], set[str]]:
 def _env(repo: Path) -> dict[str, str]:
     src = repo / "src" if (repo / "src").is_dir() else repo
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(HERE / "src")]),
-            "PYTHONDONTWRITEBYTECODE": "1", "TERM": "unknown", "PYTEST_ADDOPTS": ""}
+            "TERM": "unknown", "PYTEST_ADDOPTS": ""}
 
 
 def _restore(saved: Path, target: Path) -> None:
@@ -303,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="leave out the variant with a recorded run (impactlens record)")
     args = ap.parse_args(argv)
     # bytecode for this checkout's impactlens, as an installed package has it (and pytest,
-    # testmon and the rest in site-packages): none is written under PYTHONDONTWRITEBYTECODE
+    # testmon and the rest in site-packages)
     compileall.compile_dir(HERE / "src", quiet=1)
     results = []
     for repo in args.repos:

@@ -19,6 +19,7 @@ why; when no test the change reaches is among those collected, a warning says so
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,13 +153,19 @@ def _repo_id(item: pytest.Item, root: Path) -> tuple[str, str]:
     """(repo-relative node id, same without parametrization) of ``item``."""
     nodeid = item.nodeid
     rest = nodeid.split("::", 1)[1] if "::" in nodeid else ""
-    try:
-        rel = Path(item.path).resolve().relative_to(root).as_posix()
-    except ValueError:
-        rel = nodeid.split("::", 1)[0]
+    rel = _relative(str(item.path), root) or nodeid.split("::", 1)[0]
     full = f"{rel}::{rest}" if rest else rel
     base = full.split("[", 1)[0]
     return full, base
+
+
+@functools.lru_cache(maxsize=4096)  # a file's tests are many: resolve it once
+def _relative(path: str, root: Path) -> str | None:
+    """``path`` relative to ``root`` (symbolic links resolved), or ``None`` outside it."""
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def _selection(config: pytest.Config) -> tuple[Path, Any]:

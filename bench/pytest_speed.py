@@ -11,7 +11,9 @@ clean tree: ``impactlens index``, a ``pytest --testmon`` run and ``impactlens re
 build each tool's data (their cost is reported as set-up). Then, per edit, ``--runs``
 rounds each run the full suite, ``pytest --impact --impact-no-cache`` with the index alone
 and with the index and the recording (a fresh analysis, the data as it was before the
-edit) and ``pytest --testmon`` (its data as it was before the edit); each round starts
+edit) and ``pytest --testmon --testmon-forceselect`` (its data as it was before the edit;
+without ``--testmon-forceselect`` testmon runs every test when ``-m`` is given, as in
+click's ``addopts``); each round starts
 one variant later than the last, so that the machine's load falls on all alike. The last
 round also runs each ``pytest --impact`` again (the cached selection). Wall and CPU (user
 + system of the process and every process it waited for) are medians over the rounds;
@@ -176,6 +178,8 @@ def _restore(saved: Path, target: Path) -> None:
 
 
 _NO_TM, _NO_IL = ["-p", "no:pytest-testmon"], ["-p", "no:impactlens"]
+# testmon stops selecting when -m or -k is given (click's addopts has one): select anyway
+_TESTMON = [*_NO_IL, "--testmon", "--testmon-forceselect"]
 _DATA = {"impact": ".impactlens", "impact rec": ".impactlens", "testmon": ".testmondata"}
 
 
@@ -189,7 +193,7 @@ def _setup(repo: Path, name: str, python: str, keep: Path, record: bool
         _restore(keep / "none", repo / data)  # start from nothing
     setup = {"index": _timed([python, "-m", "impactlens", "index", "."], repo, env)}
     _restore(repo / ".impactlens", keep / "impact" / ".impactlens")
-    testmon0 = run(repo, [*_NO_IL, "--testmon", *extra], env, python)
+    testmon0 = run(repo, [*_TESTMON, *extra], env, python)
     setup["testmon"] = {k: testmon0[k] for k in ("wall", "cpu", "ran")}
     _restore(repo / ".testmondata", keep / "testmon" / ".testmondata")
     if record:
@@ -214,7 +218,7 @@ def bench_repo(repo: Path, runs: int, log: Any, kinds: tuple[str, ...] = ("narro
     setup, clean_failed = _setup(repo, name, python, keep, record)
     impact = ["--impact", "--impact-no-cache"]
     variants = {"full": [*_NO_TM, *_NO_IL], "impact": [*_NO_TM, *impact],
-                "impact rec": [*_NO_TM, *impact], "testmon": [*_NO_IL, "--testmon"]}
+                "impact rec": [*_NO_TM, *impact], "testmon": _TESTMON}
     if not record:
         del variants["impact rec"]
     out: dict[str, Any] = {"repo": name, "sha": sha, "python": python, "args": extra,

@@ -53,8 +53,8 @@ EDITS: dict[str, dict[str, tuple[str, str, str]]] = {
                      'default_preview = f" [{show_default}]"'),
         "narrow 2": ("src/click/types.py", 'return f"{self.min}{lop}x{rop}{self.max}"',
                      'return f"{self.min}{rop}x{lop}{self.max}"'),
-        "wide": ("src/click/utils.py", '            out += "\n"\n',
-                 '            out += " \n"\n'),
+        "wide": ("src/click/utils.py", '            out += "\\n"\n',
+                 '            out += " \\n"\n'),
     },
     "werkzeug": {
         "narrow 1": ("src/werkzeug/http.py", '        etag = f"W/{etag}"',
@@ -228,7 +228,7 @@ def bench_repo(repo: Path, runs: int, log: Any, kinds: tuple[str, ...] = ("narro
             continue
         target = repo / path
         text = target.read_text(encoding="utf-8")
-        assert text.count(old) == 1, f"{name} {kind}: the edit's text is not unique"
+        assert text.count(old) == 1, f"{name} {kind}: the edit's text is not there once"
         target.write_text(text.replace(old, new), encoding="utf-8")
         rounds: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
         rerun: dict[str, dict[str, Any]] = {}

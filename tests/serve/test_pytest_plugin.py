@@ -135,6 +135,23 @@ def test_unaffected_test_modules_are_not_imported(repo: Path, pytester: pytest.P
     assert (repo / "imported.txt").exists()
 
 
+def test_the_analysis_imports_plainly_and_the_tests_stay_rewritten(
+        repo: Path, pytester: pytest.Pytester, git_commit: Callable[..., str]) -> None:
+    # pytest would rewrite every impactlens module (its distribution provides a plugin);
+    # the analysis imports outside that hook, the test modules still go through it
+    git_commit(repo, {"conftest.py": (
+        "import sys\n\n\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    api = sys.modules['impactlens.api']\n"
+        "    print('analysis loaded by', type(api.__loader__).__name__)\n")}, "conftest")
+    (repo / "src/shop/pricing.py").write_text(
+        SHOP["src/shop/pricing.py"].replace("return round(gross, 2)", "return gross + 1"))
+    result = run(pytester, "-s", "--impact", "tests/test_pricing.py")
+    result.stdout.fnmatch_lines(["analysis loaded by SourceFileLoader"])
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*assert 16.0 == 15", "*where 16.0 = price(10, 0.5)"])
+
+
 def test_explain_lists_causes_and_a_rerun_reuses_the_selection(
         repo: Path, pytester: pytest.Pytester) -> None:
     (repo / "src/shop/pricing.py").write_text(PRICING_COMPATIBLE)

@@ -80,8 +80,6 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from rank_bm25 import BM25Okapi
-
 from impactlens.impact.classify import classify
 from impactlens.index.discover import is_test_file
 from impactlens.index.history import CommitRecord
@@ -271,6 +269,8 @@ def _relevance(usable: Sequence[_Named], relevant: Sequence[tuple[int, _Named]],
     docs = [tokenize(n.commit.message) for n in usable]
     if not any(docs):  # no message has a word BM25 could weigh (and rank_bm25 divides by 0)
         return rel
+    from rank_bm25 import BM25Okapi  # (numpy): only where a task text weighs commits
+
     bm25 = BM25Okapi(docs)
     idx = [i for i, _ in relevant]
     scores = [max(0.0, s) for s in bm25.get_batch_scores(query, idx)]

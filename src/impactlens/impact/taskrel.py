@@ -30,11 +30,13 @@ pyflakes, flask); `impactlens bench history` measures them (bench/README.md,
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-
-from rank_bm25 import BM25Plus
+from typing import TYPE_CHECKING
 
 from impactlens.impact.cochange import tokenize
 from impactlens.model import GraphView
+
+if TYPE_CHECKING:
+    from rank_bm25 import BM25Plus
 
 __all__ = ["relevance", "relevances"]
 
@@ -52,6 +54,8 @@ def relevances(graph: GraphView, texts: Sequence[str], files: Iterable[str]
     paths = sorted(set(files))
     if not any(queries) or len(paths) < 2:
         return [{} for _ in texts]
+    from rank_bm25 import BM25Plus  # (numpy): only where a text is ranked against files
+
     bm25 = BM25Plus([_document(graph, p) for p in paths])
     return [_scores(bm25, q, paths) if q else {} for q in queries]
 

@@ -18,6 +18,10 @@ why; when no test the change reaches is among those collected, a warning says so
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,13 +153,19 @@ def _repo_id(item: pytest.Item, root: Path) -> tuple[str, str]:
     """(repo-relative node id, same without parametrization) of ``item``."""
     nodeid = item.nodeid
     rest = nodeid.split("::", 1)[1] if "::" in nodeid else ""
-    try:
-        rel = Path(item.path).resolve().relative_to(root).as_posix()
-    except ValueError:
-        rel = nodeid.split("::", 1)[0]
+    rel = _relative(str(item.path), root) or nodeid.split("::", 1)[0]
     full = f"{rel}::{rest}" if rest else rel
     base = full.split("[", 1)[0]
     return full, base
+
+
+@functools.lru_cache(maxsize=4096)  # a file's tests are many: resolve it once
+def _relative(path: str, root: Path) -> str | None:
+    """``path`` relative to ``root`` (symbolic links resolved), or ``None`` outside it."""
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def _selection(config: pytest.Config) -> tuple[Path, Any]:
@@ -169,8 +179,9 @@ def _selection(config: pytest.Config) -> tuple[Path, Any]:
     rev = config.getoption("impact_rev")
     root = git.root_of(Path(config.rootpath))
     try:
-        sel = selection(root, rev, config.getoption("impact_min_conf"),
-                        use_cache=not config.getoption("impact_no_cache"))
+        with _plain_imports(config):
+            sel = selection(root, rev, config.getoption("impact_min_conf"),
+                            use_cache=not config.getoption("impact_no_cache"))
     except ImpactlensError as exc:  # the input is wrong: the user says what to analyze
         raise pytest.UsageError(f"impactlens: {exc}") from None
     except Exception as exc:  # never fewer tests for a failure of ours
@@ -178,6 +189,29 @@ def _selection(config: pytest.Config) -> tuple[Path, Any]:
         sel = Selection(what, failed=f"{type(exc).__name__}: {exc}".splitlines()[0])
     config.stash[_SELECTION] = got = (root, sel)
     return got
+
+
+@contextlib.contextmanager
+def _plain_imports(config: pytest.Config) -> Iterator[None]:
+    """Import the analysis as Python does, not through pytest's assertion rewriter.
+
+    pytest rewrites every module of a distribution that provides a plugin, so all of
+    impactlens, and a rewritten module bypasses Python's bytecode cache: where pytest
+    cannot write its own (``PYTHONDONTWRITEBYTECODE``, a read-only install) every run
+    parses and compiles again the hundred modules the analysis imports, seconds of a run
+    that selects a few tests. Nothing but the analysis imports while this is in force
+    (it runs before collection), and no assertion of impactlens's is under test.
+    """
+    hook = getattr(config.pluginmanager, "rewrite_hook", None)
+    at = next((i for i, f in enumerate(sys.meta_path) if f is hook), None)
+    if at is None:
+        yield
+        return
+    del sys.meta_path[at]
+    try:
+        yield
+    finally:
+        sys.meta_path.insert(min(at, len(sys.meta_path)), hook)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -67,14 +67,30 @@ def test_a_table_of_other_names_flags_nothing(indexed):
 
 # ---------------------------------------------------------------- dotted paths in code
 
+LOADER = (
+    "import importlib\n\n\ndef load(path):\n"
+    "    mod, _, name = path.replace(':', '.').rpartition('.')\n"
+    "    return getattr(importlib.import_module(mod), name)\n\n\n"
+)
+
+
 @pytest.mark.parametrize("path", ["app.ops.export_csv", "app.ops:export_csv"])
-def test_a_dotted_path_handed_to_a_loader_is_an_edge(indexed, path):
-    res = analyze(indexed, {"app/service.py": (
-        "import importlib\n\n\ndef load(path):\n"
-        "    mod, _, name = path.replace(':', '.').rpartition('.')\n"
-        "    return getattr(importlib.import_module(mod), name)\n\n\n"
-        f"def export(rows):\n    return load({path!r})(rows)\n")})
-    assert "app.service.export" in walked(res)
+def test_a_dotted_path_handed_to_a_loader_is_an_edge_and_flagged(indexed, path):
+    res = analyze(indexed, {
+        "app/service.py": LOADER + f"def export(rows):\n    return load({path!r})(rows)\n",
+        "tests/test_service.py": "from app.service import export\n\n\n"
+                                 "def test_export():\n    assert export(['a']) == 'a'\n",
+    })
+    # the index has the reference; it is no call the walk follows, so it is reported
+    hits = [(u.scope, u.reason, u.affects) for u in res.unanalyzable]
+    assert ("app.service.export", "dotted-path", "app.ops.export_csv") in hits
+    assert "tests/test_service.py::test_export" in res.validate
+
+
+def test_a_dotted_path_is_a_use_edge_of_the_index(indexed):
+    with indexed({**OPS, "app/service.py": "ROUTES = {'csv': 'app.ops:export_csv'}\n"}) as p:
+        (e,) = [e for e in p.store.in_edges("app.ops.export_csv") if e.kind.value == "use"]
+    assert (e.src, e.line, e.detail) == ("app.service", 1, '{"access":"path"}')
 
 
 def test_a_dotted_path_naming_nothing_in_the_repository_is_no_edge(indexed):

@@ -230,3 +230,14 @@ def test_a_name_a_module_getattr_serves_is_flagged_and_selects_its_tests(indexed
     assert ("app.service.export", "module-getattr") in got
     assert ("app.lazy.__getattr__", "dynamic-getattr") in got  # its table names the function
     assert "tests/test_service.py::test_export" in res.validate
+
+
+def test_a_fixture_of_a_plugin_the_pytest_options_load_selects_its_tests(indexed):
+    res = analyze(indexed, {
+        "pytest.ini": "[pytest]\naddopts = -p support.clock\n",
+        "support/__init__.py": "",
+        "support/clock.py": "import pytest\n\n\n@pytest.fixture\ndef clock():\n    return [0]\n",
+        "tests/test_ticks.py": "def test_tick(clock):\n    assert clock == [0]\n",
+    }, path="support/clock.py", old="return [0]", new="return [10]")
+    assert "tests/test_ticks.py::test_tick" in res.validate
+    assert [(u.file, u.reason) for u in res.unanalyzable] == [("pytest.ini", "config")]

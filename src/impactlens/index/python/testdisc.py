@@ -404,13 +404,14 @@ class TestDiscovery:
         return None
 
     def plugin_modules(self) -> list[PyFileFacts]:
-        """Modules named by ``pytest_plugins`` in the test module or its conftests."""
+        """Modules named by ``pytest_plugins`` in the test module or its conftests, and
+        the plugins the pytest configuration loads (``-p name``)."""
         out: list[PyFileFacts] = []
-        for mf in (self.f, *self.conftests()):
-            for name in mf.plugins:
-                pf = self.r.mod(name)
-                if pf is not None and pf not in out:
-                    out.append(pf)
+        named = [name for mf in (self.f, *self.conftests()) for name in mf.plugins]
+        for name in (*named, *self.collect.plugins):
+            pf = self.r.mod(name)
+            if pf is not None and pf not in out:
+                out.append(pf)
         return out
 
     def _autouse(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:

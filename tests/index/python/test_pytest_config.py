@@ -140,8 +140,9 @@ def test_a_configuration_in_the_tests_directory_is_read(tmp_path: Path) -> None:
 
 
 def test_plugins_the_addopts_load_are_read(tmp_path):
-    write(tmp_path, {"pyproject.toml": '[tool.pytest.ini_options]\n'
-                                       'addopts = "-q -p support.clock -pextra -p no:cacheprovider"\n'})
+    write(tmp_path, {"pyproject.toml": (
+        '[tool.pytest.ini_options]\n'
+        'addopts = "-q -p support.clock -pextra -p no:cacheprovider"\n')})
     got = read(tmp_path)
     assert got.plugins == ("support.clock", "extra")  # a disabled one is not loaded
     assert Collect.from_key(got.key()) == got

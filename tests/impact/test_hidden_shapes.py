@@ -241,3 +241,12 @@ def test_a_fixture_of_a_plugin_the_pytest_options_load_selects_its_tests(indexed
     }, path="support/clock.py", old="return [0]", new="return [10]")
     assert "tests/test_ticks.py::test_tick" in res.validate
     assert [(u.file, u.reason) for u in res.unanalyzable] == [("pytest.ini", "config")]
+
+
+def test_a_dotted_path_naming_a_class_reaches_its_constructor(indexed):
+    files = {"app/fmt.py": "class Json:\n    def __init__(self):\n        self.indent = 2\n",
+             "app/service.py": LOADER + "def make():\n    return load('app.fmt:Json')()\n"}
+    res = analyze(indexed, files, path="app/fmt.py", old="def __init__(self):",
+                  new="def __init__(self, indent):")
+    assert ("app.service.make", "dotted-path") in {(u.scope, u.reason)
+                                                   for u in res.unanalyzable}

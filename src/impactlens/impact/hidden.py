@@ -159,10 +159,13 @@ def _name_tables(graph: CachedGraph, scopes: Iterable[str], names: set[str]) -> 
 
 
 def _path_hits(graph: CachedGraph, seed: str) -> list[UnanalyzableHit]:
-    """The places a dotted-path string in code names ``seed`` (see the module doc)."""
+    """The places a dotted-path string in code names ``seed`` — or, for a constructor,
+    its class (see the module doc)."""
+    owner, _, leaf = seed.rpartition(".")
+    targets = [seed, *([owner] if owner and leaf in ("__init__", "__new__") else [])]
     return [UnanalyzableHit(e.file, e.line, e.src, UnresolvedReason.DOTTED_PATH.value,
-                            f'"{seed}"', seed)
-            for e in graph.in_edges(seed, _USE) if _access(e.detail) == "path"]
+                            f'"{t}"', seed)
+            for t in targets for e in graph.in_edges(t, _USE) if _access(e.detail) == "path"]
 
 
 def _access(detail: str) -> str:

@@ -48,10 +48,10 @@ def repository_settings(root: Path, base: Settings = DEFAULT) -> Settings:
 def check_project(root: Path) -> None:
     """Refuse a directory that is no project (not in git, no Python file), before an index
     (``.impactlens/``) is made there."""
-    from impactlens.index.discover import holds_python_files
+    from impactlens.index.discover import holds_source_files
     from impactlens.index.git import is_repository
 
-    if not is_repository(root) and not holds_python_files(root):
+    if not is_repository(root) and not holds_source_files(root):
         raise NotARepositoryError(f"{root} is not a git repository and holds no Python files; "
                                   "run impactlens in a project")
 

@@ -166,9 +166,10 @@ class FileRecord:
     language: str
     module: str
     size: int
-    status: str  # ok | syntax-error | decode-error | too-large | unreadable
+    status: str  # ok | syntax-error | decode-error | too-large | unreadable | skipped
     error: str = ""
     is_test: bool = False
+    partial: bool = False  # did not parse whole, but what the parser recovered is indexed
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from impactlens.index.python.tokens import ident_tokens
+from impactlens.index.python.words import ident_tokens
 from impactlens.model import (
     Edge,
     EdgeKind,

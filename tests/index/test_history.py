@@ -250,3 +250,27 @@ def test_touched_definitions_are_mined_only_when_weighed_and_only_for_pairable_c
     assert _touched(commits, "edit") == {"m.py": (("alpha",), ())}
     root_commit = next(c for c in commits if c.parents == 0)
     assert all(f.symbols == () for f in root_commit.files)
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["indexed", "bulk-load"])
+def test_put_commits_replaces_a_stored_commit_files(tmp_path, bulk):
+    from impactlens.index.history import CommitRecord, FileTouch
+
+    def commit(sha, *paths):
+        return CommitRecord(sha, 1_700_000_000, "m", len(paths),
+                            tuple(FileTouch(p, None, 1, 0) for p in paths))
+
+    store = Store.open(tmp_path / "i.db", create=True)
+    try:
+        with store.transaction():
+            if bulk:  # a cold index mines history while the secondary indexes are dropped
+                store.drop_secondary_indexes()
+            store.put_commits([commit("a" * 40, "x.py", "y.py"), commit("b" * 40, "z.py")])
+            store.put_commits([commit("a" * 40, "w.py")])
+            if bulk:
+                store.create_secondary_indexes()
+        files = {(sha[0], path) for sha, path, *_ in store.history_files()}
+        assert files == {("a", "w.py"), ("b", "z.py")}
+        assert store.history_count() == 2
+    finally:
+        store.close()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import BadInputError
-from impactlens.index import git
+from impactlens.index import frontend, git
 from impactlens.model import FileChange
 
 __all__ = [
@@ -77,8 +77,14 @@ class ProposedChange:
 
 
 # ----------------------------------------------------------------- helpers
-def is_python(path: str) -> bool:
-    return path.endswith(".py") and not path.startswith(INDEX_DIR + "/")
+def is_source(path: str) -> bool:
+    """A file some language frontend reads (not inside the index directory)."""
+    return frontend.owns(path) and not path.startswith(INDEX_DIR + "/")
+
+
+def _not_source(rel: str) -> str:
+    return f"{rel}: not a Python file (.py) nor another language impactlens reads " \
+           f"({', '.join(frontend.suffixes())})"
 
 
 def repo_path(root: Path, raw: str, *, what: str = "path") -> str:
@@ -215,8 +221,8 @@ def from_before_after(
         texts.append(decode_source(str(p), data))
     rel = (repo_path(root, path, what="--path") if path is not None  # relative or inside
            else _inside(root, a_path, b_path))
-    if not is_python(rel):
-        raise BadInputError(f"{rel}: not a Python file (.py)")
+    if not is_source(rel):
+        raise BadInputError(_not_source(rel))
     return _finish(
         {rel: (texts[0], texts[1])},
         mode="before-after",
@@ -246,8 +252,8 @@ def from_texts(
 ) -> ProposedChange:
     """One file's before and after text given directly (``None`` = absent)."""
     rel = repo_path(root, path)
-    if not is_python(rel):
-        raise BadInputError(f"{rel}: not a Python file (.py)")
+    if not is_source(rel):
+        raise BadInputError(_not_source(rel))
     if before is None and after is None:
         raise BadInputError(f"{rel}: neither a before nor an after text")
     return _finish(
@@ -401,7 +407,7 @@ def _parse_diff(root: Path, diff_text: str | bytes, source: str) -> tuple[bytes,
         if old_rel is None and new_rel is None:
             raise BadInputError(f"{source}: a file entry names no path")
         entry = _DiffFile(pf, old_rel, new_rel)
-        if pf.is_binary_file and is_python(entry.name):
+        if pf.is_binary_file and is_source(entry.name):
             raise BadInputError(f"{entry.name}: binary change in the diff; cannot analyze")
         files.append(entry)
     return raw, files
@@ -411,7 +417,7 @@ def _analyzed(entry: _DiffFile) -> bool:
     """Whether the file is Python source the analysis reads (else it is only listed)."""
     if entry.patch.is_binary_file:
         return False
-    return is_python(entry.name) or (entry.old is not None and is_python(entry.old))
+    return is_source(entry.name) or (entry.old is not None and is_source(entry.old))
 
 
 def _record(changes: dict[str, tuple[str | None, str | None]], entry: _DiffFile,
@@ -422,9 +428,9 @@ def _record(changes: dict[str, tuple[str | None, str | None]], entry: _DiffFile,
     if new is None:
         changes[old or ""] = (before, None)
     elif old and old != new:
-        if is_python(old):
+        if is_source(old):
             changes[old] = (before, None)
-        if is_python(new):
+        if is_source(new):
             changes[new] = (None, after)
     else:
         changes[new] = (before, after)
@@ -554,8 +560,8 @@ def from_rev(
         a = parent or git.EMPTY_TREE
         commits = [git.commit_info(root, b)]
     entries = git.diff_name_status(root, a, b)
-    py = [e for e in entries if is_python(e.path)]
-    other = [e.path for e in entries if not is_python(e.path)]
+    py = [e for e in entries if is_source(e.path)]
+    other = [e.path for e in entries if not is_source(e.path)]
     specs: list[str] = []
     for e in py:
         if e.status != "A":
@@ -601,8 +607,8 @@ def from_worktree(
     paths: dict[str, str] = {e.path: e.status for e in entries}
     for p in git.untracked_files(root):
         paths.setdefault(p, "A")
-    py = sorted(p for p in paths if is_python(p))
-    other = sorted(p for p in paths if not is_python(p) and not p.startswith(INDEX_DIR + "/"))
+    py = sorted(p for p in paths if is_source(p))
+    other = sorted(p for p in paths if not is_source(p) and not p.startswith(INDEX_DIR + "/"))
     specs = [git.spec(head, p) for p in py if paths[p] != "A"]
     blobs = git.blobs(root, specs)
     changes: dict[str, tuple[str | None, str | None]] = {}

@@ -27,7 +27,7 @@ HARNESSES = {
     "pdg": ("impactlens.bench.pdg", "statement-level PDG accuracy harness"),
     "pdg-realcode": ("impactlens.bench.pdg_realcode", "PDG vs call-graph on a large real repo"),
     "perf": ("impactlens.bench.perf", "index/impact speed on a large real repo (+GitNexus)"),
-    "record": ("impactlens.bench.record", "recorded test runs: suite overhead, selection"),
+    "record": ("impactlens.bench.recording_cost", "recorded test runs: suite overhead, selection"),
     "replay": ("impactlens.bench.replay", "incremental == full index over real commits"),
 }
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from impactlens.impact.graphcache import cached
-from impactlens.index.python.tokens import ident_tokens
+from impactlens.index.python.words import ident_tokens
 from impactlens.model import IndexGraph, Node, RankedMember, TestImpact, WalkResult
 from impactlens.settings import DEFAULT, Settings
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from impactlens.index.frontend import language_of
 from impactlens.index.store import Store
 from impactlens.model import Edge, EdgeKind, NodeKind
 
@@ -82,7 +83,9 @@ class _Pruner:
                 by_file[path].append((mid, parent))
         drop: set[EdgeKey] = set()
         for path in sorted(by_file):
-            facts = self.lookup.path(path, record=False)
+            # the receiver-class evaluation is the Python resolver's: other languages keep
+            # their open-world edges
+            facts = None if language_of(path) != "python" else self.lookup.path(path, record=False)
             if facts is None:
                 continue
             sidx_of = {sc.qual: i for i, sc in enumerate(facts.scopes)}
@@ -122,7 +125,8 @@ class _Pruner:
         if path is None:
             return None
         if path not in self._keys:
-            facts = self.lookup.path(path, record=False)
+            facts = (None if language_of(path) != "python"
+                     else self.lookup.path(path, record=False))
             self._keys[path] = {} if facts is None else _class_keys(facts)
         return self._keys[path].get(cls)
 

@@ -2,7 +2,8 @@
 
 In a git work tree the files are what git tracks plus untracked-but-not-ignored
 files; elsewhere a directory walk that skips VCS metadata, virtualenvs,
-``node_modules`` and build outputs. Only Python sources are indexed.
+``node_modules`` and build outputs. The files indexed are those a language frontend
+owns (:mod:`impactlens.index.frontend`), less what that frontend skips.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
-from impactlens.index import git
+from impactlens.index import frontend, git
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".bzr", "node_modules", "__pycache__", ".tox", ".nox",
@@ -26,13 +27,13 @@ def _is_venv(path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-def _walk_files(root: Path, suffix: str) -> list[str]:
+def _walk_files(root: Path, suffix: str | tuple[str, ...]) -> list[str]:
     return sorted(_walk(root, suffix))
 
 
-def holds_python_files(root: Path) -> bool:
-    """Whether a directory walk finds a Python file to index (it stops at the first)."""
-    return next(_walk(root, PY_SUFFIX), None) is not None
+def holds_source_files(root: Path) -> bool:
+    """Whether a directory walk finds a file to index (it stops at the first)."""
+    return next(_walk(root, frontend.suffixes()), None) is not None
 
 
 def is_skipped_dir(parent: str, name: str) -> bool:
@@ -52,7 +53,7 @@ def in_skipped_dir(root: Path, path: str) -> bool:
     return False
 
 
-def _walk(root: Path, suffix: str) -> Iterator[str]:
+def _walk(root: Path, suffix: str | tuple[str, ...]) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not is_skipped_dir(dirpath, d))
         rel_dir = os.path.relpath(dirpath, root)
@@ -65,20 +66,31 @@ def _walk(root: Path, suffix: str) -> Iterator[str]:
 _ASK = Path("\0")  # list_source_files: no work tree root given, ask git
 
 
-def list_source_files(root: Path, top: Path | None = _ASK, suffix: str = PY_SUFFIX
+def list_source_files(root: Path, top: Path | None = _ASK, suffix: str | None = None
                       ) -> list[str]:
-    """Repo-relative POSIX paths of the Python files to index, sorted. ``top``: the git
-    work tree root (None: not in git) when the caller already knows it; ``suffix``: the
-    files' ending (``""``: every file)."""
+    """Repo-relative POSIX paths of the files to index, sorted. ``top``: the git work tree
+    root (None: not in git) when the caller already knows it; ``suffix``: the files'
+    ending (``None``: every language frontend's files; ``""``: every file)."""
     if top == _ASK:
         # a work tree root holds `.git` (a directory, or a file in worktrees and submodules):
         # a stat instead of a `git rev-parse` on every freshness check
         top = root.resolve() if (root / ".git").exists() else None
+    endings = frontend.suffixes() if suffix is None else (suffix,)
+    files: list[str] | None = None
     if top is not None and top == root.resolve():
-        files = git.listed_files(root, suffix)
+        files = git.listed_files(root, endings)
         if files is not None:
-            return [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
-    return _walk_files(root, suffix)
+            files = [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
+    if files is None:
+        files = _walk_files(root, endings)
+    return files if suffix == "" else [f for f in files if not _frontend_skips(f)]
+
+
+def _frontend_skips(path: str) -> bool:
+    fe = frontend.frontend_for(path)
+    if fe is None:
+        return True
+    return bool(fe.skip_dirs) and any(p in fe.skip_dirs for p in path.split("/")[:-1])
 
 
 def list_text_files(root: Path) -> list[str]:
@@ -111,7 +123,20 @@ def is_test_file(path: str) -> bool:
 
 
 def module_names(paths: Iterable[str]) -> dict[str, str]:
-    """Map each path to its dotted module name.
+    """Map each path to its module name, as its language frontend names it (a path no
+    frontend owns is named as a Python file would be)."""
+    all_paths = list(paths)
+    groups = frontend.by_frontend(all_paths)
+    if (len(groups) <= 1 and "python" in groups) or not groups:
+        return python_module_names(all_paths)
+    out: dict[str, str] = {}
+    for language, members in groups.items():
+        out.update(frontend.named(language).module_names(members))
+    return {p: out[p] if p in out else _module_name(p, set()) for p in all_paths}
+
+
+def python_module_names(paths: Iterable[str]) -> dict[str, str]:
+    """Map each path to its dotted Python module name.
 
     A file inside a package (its directory has ``__init__.py``) is named from the
     top-most enclosing package, so ``src/pkg/sub/mod.py`` is ``pkg.sub.mod``. A file
@@ -144,7 +169,15 @@ def _module_name(path: str, pkg_dirs: set[str]) -> str:
 
 
 def module_name(root: Path, path: str) -> str:
-    """Module name of one path, checking the file system for package markers."""
+    """Module name of one path as its language frontend names it from the disk."""
+    fe = frontend.frontend_for(path)
+    if fe is None or fe.language == "python":
+        return python_module_name(root, path)
+    return fe.module_name(root, path)
+
+
+def python_module_name(root: Path, path: str) -> str:
+    """Python module name of one path, checking the file system for package markers."""
     pp = PurePosixPath(path)
     pkg_dirs = set()
     for anc in pp.parents:

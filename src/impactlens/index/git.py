@@ -95,12 +95,13 @@ def work_tree_head(path: Path | str) -> tuple[Path | None, str | None]:
     return Path(lines[0].strip()).resolve(), head
 
 
-def listed_files(root: Path | str, suffix: str) -> list[str] | None:
-    """Files ending in ``suffix`` that git tracks or would track (untracked, not ignored),
-    sorted; ``None`` when git cannot say."""
+def listed_files(root: Path | str, suffix: str | tuple[str, ...]) -> list[str] | None:
+    """Files ending in ``suffix`` (or one of several) that git tracks or would track
+    (untracked, not ignored), sorted; ``None`` when git cannot say."""
+    endings = (suffix,) if isinstance(suffix, str) else suffix
     try:
         out = run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
-                  "--", f"*{suffix}", timeout=120)
+                  "--", *(f"*{s}" for s in endings), timeout=120)
     except (GitError, NotARepositoryError):
         return None
     return sorted({n for n in out.split("\0") if n})

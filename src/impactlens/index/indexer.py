@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.errors import IndexBusyError
-from impactlens.index import discover, git, interface
+from impactlens.index import discover, git, read_fingerprints
+from impactlens.index.frontend import ParseFailure, frontend_for
 from impactlens.index.python import pytest_config
 from impactlens.index.python.pytest_config import Collect
 from impactlens.index.runtime import gc_paused
@@ -42,6 +43,8 @@ from impactlens.settings import Settings
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 LOCK_FILENAME = "index.lock"
 COLLECT_META = "pytest_collect"  # the pytest collection rules the index is built with
+EVERY_FILE = "*"  # the dependency key of a resolution that read every file
+_SHARED = "\0shared"  # FactsLookup.shared's place among the facts by path (no path is this)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,34 +71,26 @@ def _read(root: str, path: str, max_bytes: int) -> tuple[bytes | None, int, int,
 
 
 def _parse_one(root: str, path: str, module: str, is_test: bool, max_bytes: int) -> _Parsed:
-    from impactlens.index.python import extract_file
-
+    fe = frontend_for(path)
+    language = fe.language if fe is not None else ""
     data, size, mtime, err = _read(root, path, max_bytes)
-    if data is None:
+    if data is None or fe is None:
         status = "too-large" if err.startswith("file is") else "unreadable"
-        rec = FileRecord(path, "", "python", module, size, status, err, is_test)
+        rec = FileRecord(path, "", language, module, size, status, err or "no language",
+                         is_test)
         return _Parsed(rec, None, mtime)
     sha = hashlib.sha256(data).hexdigest()
-    is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
+    skip = fe.skipped(path, data)
+    if skip is not None:
+        return _Parsed(FileRecord(path, sha, language, module, size, "skipped", skip.why,
+                                  is_test), None, mtime)
     try:
-        facts = extract_file(path, data, module, is_test, is_pkg)
-    except SyntaxError as exc:
-        if exc.lineno is None:  # the tokenizer could not decode the bytes at all
-            msg = f"not decodable as source text: {exc.msg}"
-            return _Parsed(FileRecord(path, sha, "python", module, size, "decode-error", msg,
-                                      is_test), None, mtime)
-        msg = f"syntax error at line {exc.lineno}: {exc.msg}"
-        return _Parsed(FileRecord(path, sha, "python", module, size, "syntax-error", msg, is_test),
-                       None, mtime)
-    except (UnicodeDecodeError, LookupError) as exc:
-        msg = f"not decodable as source text: {exc}"
-        return _Parsed(FileRecord(path, sha, "python", module, size, "decode-error", msg, is_test),
-                       None, mtime)
-    except (ValueError, RecursionError, MemoryError) as exc:
-        msg = f"could not parse: {type(exc).__name__}: {exc}"
-        return _Parsed(FileRecord(path, sha, "python", module, size, "syntax-error", msg, is_test),
-                       None, mtime)
-    return _Parsed(FileRecord(path, sha, "python", module, size, "ok", "", is_test), facts, mtime)
+        facts = fe.parse(path, data, module, is_test)
+    except ParseFailure as exc:  # a partial parse keeps the facts of what was recovered
+        return _Parsed(FileRecord(path, sha, language, module, size, exc.status, exc.message,
+                                  is_test, partial=exc.partial), exc.facts, mtime)
+    return _Parsed(FileRecord(path, sha, language, module, size, "ok", "", is_test), facts,
+                   mtime)
 
 
 def _parse_chunk(root: str, items: list[tuple[str, str, bool]], max_bytes: int
@@ -121,7 +116,7 @@ def _unpack(item: _Parsed) -> _Parsed:
 # ------------------------------------------------------------------- lookup
 class FactsLookup:
     """Module/path lookup for the resolver that records every key it is asked for, and
-    hands out read-recording views of the facts (:class:`interface.Tracked`)."""
+    hands out read-recording views of the facts (:class:`read_fingerprints.Tracked`)."""
 
     def __init__(self, by_path: dict[str, Any], store: Store | None,
                  module_paths: dict[str, str], collect: Collect | None = None) -> None:
@@ -129,7 +124,7 @@ class FactsLookup:
         self._store = store
         self._module_paths = module_paths
         self.consulted: set[str] = set()
-        self._views: dict[str, interface.Tracked] = {}
+        self._views: dict[str, read_fingerprints.Tracked | read_fingerprints.Whole] = {}
         self._collect = collect
 
     @property
@@ -158,11 +153,25 @@ class FactsLookup:
             self._by_path[relpath] = facts
         if facts is None:
             return None
-        view = self._views[relpath] = interface.Tracked(facts)
+        view = self._views[relpath] = read_fingerprints.view(facts)
         return view
 
+    def paths(self) -> list[str]:
+        """Every indexed file's path, sorted: a question about every file (which classes
+        implement an interface) consults ``*``, re-resolved whenever any file changes."""
+        self.consulted.add(EVERY_FILE)
+        return sorted(set(self._module_paths.values()))
+
+    def shared(self) -> dict[str, Any]:
+        """A cache shared by every lookup over the same facts in one run (what a question
+        about every file computes once)."""
+        got = self._by_path.get(_SHARED)
+        if got is None:
+            got = self._by_path[_SHARED] = {}
+        return got  # type: ignore[no-any-return]
+
     def reads(self) -> list[tuple[str, set[str]]]:
-        """(path, interface keys read) of every file whose facts were read."""
+        """(path, read-fingerprint keys) of every file whose facts were read."""
         return [(p, v.reads) for p, v in self._views.items() if v.reads]
 
 
@@ -181,10 +190,11 @@ def _resolve_rows(path: str, facts: Any, lookup: FactsLookup) -> tuple[Resolutio
 
     A file too deeply nested for the resolver is recorded like a parse failure, so one
     pathological file never costs the rest of the repository its index."""
-    from impactlens.index.python import resolve_file
-
+    fe = frontend_for(path)
+    if fe is None:
+        return resolution_rows(path, (), (), (), lookup.consulted, lookup.reads()), ""
     try:
-        res: FileResolution = resolve_file(facts, lookup)
+        res: FileResolution = fe.resolve(facts, lookup)
     except RecursionError:  # keep what it consulted: a later change there retries it
         rows = resolution_rows(path, (), (), (), lookup.consulted, lookup.reads())
         return rows, "too deeply nested to resolve (recursion limit)"
@@ -208,11 +218,16 @@ def readers_of_change(store: Store, path: str, module: str, old: Any, new: Any) 
     if not candidates:
         return set()
     out = candidates & {f for f, _error in store.failures(())}
-    changed = interface.changed_keys(old, new)
+    changed = read_fingerprints.changed_keys(old, new)
     if changed:
         out |= {f for f, keys in store.reads_of(path).items()
                 if f in candidates and not keys.isdisjoint(changed)}
     return out
+
+
+def _is_test(path: str, collect: Collect) -> bool:
+    fe = frontend_for(path)
+    return fe is not None and fe.is_test_file(path, collect)
 
 
 # ------------------------------------------------------------------ indexer
@@ -354,7 +369,7 @@ class Indexer:
         # a moved package boundary renames modules: those files must be re-extracted
         renamed = [p for p, m in modules.items() if p in stored and stored[p] != m]
         changed = sorted(set(changed) | set(renamed))
-        parsed = self._parse([(p, modules[p], collect.is_test_file(p)) for p in changed],
+        parsed = self._parse([(p, modules[p], _is_test(p, collect)) for p in changed],
                              progress)
         # files edited in place (same module, parsed before and now): their dependents are
         # re-resolved only if they read a part of the facts that changed
@@ -376,6 +391,8 @@ class Indexer:
             keys = {"/" + p for p in [*coarse, *deleted]}
             keys |= {modules[p] for p in coarse} | {stored[p] for p in deleted}
             keys |= {stored[p] for p in renamed}
+            if changed or deleted:
+                keys.add(EVERY_FILE)
             to_resolve = set(changed) | store.dependents_of_modules(keys)
             for p, facts in edited.items():
                 to_resolve |= readers_of_change(store, p, modules[p], old_facts[p], facts)

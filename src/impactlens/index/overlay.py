@@ -20,12 +20,11 @@ that consulted it.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from impactlens.index.frontend import ParseFailure, frontend_for, resolve_file
 from impactlens.index.indexer import FactsLookup, readers_of_change, stored_collect
-from impactlens.index.python import extract_file, pytest_config, resolve_file
 from impactlens.model import Edge, EdgeKind, FileChange, Node, UnresolvedSite
 
 if TYPE_CHECKING:
@@ -36,50 +35,23 @@ __all__ = ["OverlayGraph", "defined_names", "overlay_for", "text_facts"]
 
 def text_facts(path: str, text: str, module: str, collect: Any = None) -> Any:
     """The index's facts of ``text`` as the file ``path`` (module ``module``), or ``None``
-    when it does not parse; ``collect``: the index's pytest collection rules (``None``:
-    pytest's defaults) say whether it is a test module."""
-    is_pkg = path.endswith("/__init__.py") or path == "__init__.py"
-    is_test = (collect or pytest_config.DEFAULT).is_test_file(path)
-    try:
-        return extract_file(path, text.encode("utf-8", "surrogateescape"), module,
-                            is_test, is_pkg)
-    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
-        return None
-
-
-def defined_names(text: str | None) -> frozenset[str] | None:
-    """Dotted names a module defines (defs, classes, module/class bindings, imports);
-    ``None`` when the text does not parse (or is absent)."""
-    if text is None:
+    when it does not parse or no language frontend owns it; ``collect``: the index's pytest
+    collection rules (``None``: pytest's defaults) say whether it is a test module. A file
+    that parses with errors gives the facts of what its parser recovered."""
+    fe = frontend_for(path)
+    if fe is None:
         return None
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    out: set[str] = set()
+        return fe.parse(path, text.encode("utf-8", "surrogateescape"), module,
+                        fe.is_test_file(path, collect))
+    except ParseFailure as exc:
+        return exc.facts
 
-    def visit(body: Iterable[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                out.add(prefix + node.name)
-            elif isinstance(node, ast.ClassDef):
-                out.add(prefix + node.name)
-                visit(node.body, f"{prefix}{node.name}.")
-            elif isinstance(node, ast.Assign | ast.AnnAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name):
-                            out.add(prefix + n.id)
-            elif isinstance(node, ast.Import | ast.ImportFrom) and not prefix:
-                for alias in node.names:
-                    out.add("import:" + (alias.asname or alias.name))
-            elif isinstance(node, ast.If | ast.Try | ast.With):
-                visit(getattr(node, "body", []), prefix)
-                visit(getattr(node, "orelse", []), prefix)
 
-    visit(tree.body, "")
-    return frozenset(out)
+def defined_names(path: str, text: str | None) -> frozenset[str] | None:
+    """Names the text of ``path`` defines (``None``: absent, unparsable or unowned)."""
+    fe = frontend_for(path)
+    return None if fe is None else fe.defined_names(text)
 
 
 def needs_overlay(files: Sequence[FileChange]) -> bool:
@@ -89,7 +61,7 @@ def needs_overlay(files: Sequence[FileChange]) -> bool:
             continue  # an added file removes nothing
         if f.after is None:
             return True
-        before, after = defined_names(f.before), defined_names(f.after)
+        before, after = defined_names(f.path, f.before), defined_names(f.path, f.after)
         if before is None:
             continue
         if after is None or not before <= after:

@@ -30,7 +30,7 @@ from impactlens.model import (
 )
 
 # v6: facts hold lambda scopes, decorated values, self-dispatch sites; v7: file_reads;
-# v8: commits.parents (root commits kept out of co-change); v9: interface keys name scopes
+# v8: commits.parents (root commits kept out of co-change); v9: read-fingerprint keys name scopes
 # (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched);
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
 # v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
@@ -109,7 +109,9 @@ _BUSY_TIMEOUT_MS = 30_000  # how long a connection waits for another's write loc
 
 # resolution tables whose row counts are tallied in meta (see Store._save_row_counts)
 _COUNTED = ("nodes", "edges", "unresolved")
-_FILE_COLS = "path, sha256, language, module, size, status, error, is_test"
+# a file that did not parse whole but kept facts (what its parser recovered) is partial
+_FILE_COLS = ("path, sha256, language, module, size, status, error, is_test, "
+              "(facts IS NOT NULL AND status = 'syntax-error') AS partial")
 
 
 def _json_ids(ids: Iterable[str]) -> str:
@@ -245,8 +247,8 @@ def resolution_rows(
     reads: Iterable[tuple[str, Iterable[str]]] = (),
 ) -> ResolutionRows:
     """Encode one file's resolution as SQL rows (picklable; built in worker processes).
-    ``reads``: (path, interface keys) of the other files' facts it read (see
-    :mod:`impactlens.index.interface`)."""
+    ``reads``: (path, read-fingerprint keys) of the other files' facts it read (see
+    :mod:`impactlens.index.read_fingerprints`)."""
     return (
         [_node_row(n) for n in nodes],
         [(e.src, e.dst, e.kind.value, e.file, e.line, e.resolution.value, e.detail)
@@ -419,6 +421,7 @@ class Store:
         return FileRecord(
             path=r["path"], sha256=r["sha256"], language=r["language"], module=r["module"],
             size=r["size"], status=r["status"], error=r["error"], is_test=bool(r["is_test"]),
+            partial=bool(r["partial"]),
         )
 
     def put_file(self, rec: FileRecord, facts: object | None, mtime_ns: int = 0,
@@ -558,7 +561,7 @@ class Store:
         return out
 
     def reads_of(self, path: str) -> dict[str, set[str]]:
-        """file → the interface keys of ``path``'s facts its resolution read."""
+        """file → the read-fingerprint keys of ``path``'s facts its resolution read."""
         return {r[0]: set(json.loads(r[1])) for r in self._conn.execute(
             "SELECT file, reads FROM file_reads WHERE path=?", (path,))}
 
@@ -905,19 +908,22 @@ class Store:
         files`` where each file has ``path, old_path, added, deleted, symbols`` (names) and
         ``renamed`` (``(old, new)`` name pairs); both are stored space-separated (a Python
         name holds no space), a rename as ``old>new``."""
-        for c in commits:
-            self._conn.execute("DELETE FROM commit_files WHERE sha=?", (c.sha,))
-            self._conn.execute(
-                "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents) "
-                "VALUES (?,?,?,?,?)",
-                (c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents)),
-            )
-            self._conn.executemany(
-                "INSERT INTO commit_files(sha, path, old_path, added, deleted, symbols, renamed) "
-                "VALUES (?,?,?,?,?,?,?)",
-                [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted), " ".join(f.symbols),
-                  " ".join(f"{a}>{b}" for a, b in f.renamed)) for f in c.files],
-            )
+        commits = list(commits)
+        # the files of a commit stored before are replaced; new commits (the usual case)
+        # skip the delete, which scans the table while a cold index has dropped its indexes
+        stored = [(c.sha,) for c in commits if self._conn.execute(
+            "SELECT 1 FROM commits WHERE sha=?", (c.sha,)).fetchone() is not None]
+        self._conn.executemany("DELETE FROM commit_files WHERE sha=?", stored)
+        self._conn.executemany(
+            "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents) "
+            "VALUES (?,?,?,?,?)",
+            [(c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents))
+             for c in commits])
+        self._conn.executemany(
+            "INSERT INTO commit_files(sha, path, old_path, added, deleted, symbols, renamed) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted), " ".join(f.symbols),
+              " ".join(f"{a}>{b}" for a, b in f.renamed)) for c in commits for f in c.files])
 
     def history_commits(
         self, *, before: int | None = None

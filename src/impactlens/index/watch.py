@@ -19,7 +19,7 @@ from pathlib import Path
 
 import watchfiles
 
-from impactlens.index import discover
+from impactlens.index import discover, frontend
 from impactlens.index.python.pytest_config import CONFIG_FILES, TEST_DIRS
 from impactlens.index.store import INDEX_DIRNAME
 
@@ -31,14 +31,14 @@ _RETRY_S = 0.1  # a marker written before the watch was set up is written again 
 
 
 def concerns_index(root: Path, path: str, deleted: bool) -> bool:
-    """Whether a change to the repository path ``path`` may change the index: a Python
+    """Whether a change to the repository path ``path`` may change the index: a source
     file, the pytest configuration or a ``.gitignore`` (which files are listed), or a
     directory coming or going (the files it holds are not reported one by one), outside
     the directories the index skips."""
     parent, _, name = path.rpartition("/")
     if discover.in_skipped_dir(root, path) or name.startswith(".#"):  # .#: an editor's lock
         return False
-    if name.endswith(discover.PY_SUFFIX) or name == ".gitignore":
+    if frontend.owns(name) or name == ".gitignore":
         return True
     if (not parent or parent in TEST_DIRS) and name in _CONFIG_NAMES:
         return True

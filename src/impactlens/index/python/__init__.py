@@ -14,8 +14,10 @@ Public API (what the indexer calls)::
 Modules: ``extract`` (the visitor), ``facts`` (the picklable per-file records and
 the expression encoding), ``resolve`` (the evaluator and edge emission),
 ``testdisc`` (pytest/unittest tests, fixtures, TESTS edges), ``pytest_marks``
-(static parametrize ids), ``tokens`` (ids/strs tokens). The visitor's flow tracking
-is in ``binding_flow``, its expression and call-site encoding in ``expr_encoding``.
+(static parametrize ids), ``words`` (identifier and string-literal words),
+``edit_queries`` (what an edited file asks of the rest: the calls at some lines, the
+names its targets lack). The visitor's flow tracking is in ``binding_flow``, its
+expression and call-site encoding in ``expr_encoding``.
 
 Semantics worth knowing (choices where Python leaves room):
 

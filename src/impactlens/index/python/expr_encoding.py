@@ -26,7 +26,7 @@ from impactlens.index.python.facts import (
     Enc,
     Scope,
 )
-from impactlens.index.python.tokens import add_string_words
+from impactlens.index.python.words import add_string_words
 
 if TYPE_CHECKING:
     from impactlens.index.python.binding_flow import LoopFrame

@@ -62,7 +62,7 @@ from impactlens.index.python.facts import (
     PyFileFacts,
     Scope,
 )
-from impactlens.index.python.tokens import ident_tokens
+from impactlens.index.python.words import ident_tokens
 from impactlens.index.runtime import gc_paused, recursion_limit_at_least
 
 _PROPERTY_DECOS = frozenset({

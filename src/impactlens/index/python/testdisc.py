@@ -14,12 +14,11 @@ defined in a test module or conftest that it calls invokes (one level).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from impactlens.index.python import pytest_config
 from impactlens.index.python import pytest_marks as pm
-from impactlens.index.python.facts import B_CLASS, B_DEF, B_IMPORT, CLASS, FUNCTION, PyFileFacts
+from impactlens.index.python.facts import B_CLASS, B_DEF, CLASS, FUNCTION, PyFileFacts
 from impactlens.model import Node, NodeKind
 
 if TYPE_CHECKING:
@@ -46,8 +45,6 @@ class TestDiscovery:
         self.classes: dict[int, str] = {}  # class scope → pytest id prefix
         # (test id, qualname, base module, base function scope, class scope)
         self.inherited: list[tuple[str, str, str, int, int]] = []
-        self._conftests: list[PyFileFacts] | None = None
-        self._modfx: dict[str, dict[str, int]] = {}
         self._units: dict[Any, dict[str, tuple[str, int]]] = {}
         self._fxunits: dict[Any, dict[str, tuple[str, int]]] = {}
         self._setup: dict[Any, dict[str, tuple[str, int]]] = {}
@@ -328,91 +325,16 @@ class TestDiscovery:
         return [p for p in params if p != "request"]
 
     # -------------------------------------------------------------- fixtures
+    # the look-ups themselves are the evaluator's (resolve/fixtures.py), which types a
+    # test's fixture parameters by the same search
     def conftests(self) -> list[PyFileFacts]:
-        if self._conftests is None:
-            out: list[PyFileFacts] = []
-            d = self.f.path.rpartition("/")[0]
-            while True:
-                p = (d + "/conftest.py") if d else "conftest.py"
-                if p != self.f.path:
-                    cf = self.r.lookup.path(p)
-                    if cf is not None:
-                        out.append(cf)
-                if not d:
-                    break
-                d = d.rpartition("/")[0]
-            self._conftests = out
-        return self._conftests
-
-    def module_fixtures(self, mf: PyFileFacts) -> dict[str, int]:
-        got = self._modfx.get(mf.path)
-        if got is None:
-            got = {}
-            for sidx, sc in enumerate(mf.scopes):
-                if sc.parent == 0 and sc.kind == FUNCTION and sc.fixture is not None:
-                    got.setdefault(sc.fixture[0], sidx)
-            self._modfx[mf.path] = got
-        return got
-
-    def _in_module(self, mf: PyFileFacts, name: str) -> tuple[str, int] | None:
-        got = self.module_fixtures(mf).get(name)
-        if got is not None:
-            return (mf.module, got)
-        sc0 = mf.scopes[0]
-        for b in sc0.byname.get(name, ()):
-            if sc0.binds[b][4] == B_IMPORT:
-                vals, _ = self.r.vals(mf, 0, sc0.binds[b][1], None)
-                for v in vals:
-                    if v[0] == "F":
-                        vmf = self.r.mod(v[1])
-                        if vmf is not None and vmf.scopes[v[2]].fixture is not None:
-                            return (v[1], v[2])
-        return None
-
-    def _class_fixtures(self, ck: tuple[str, int] | None
-                        ) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
-        """(module, scope, fixture facts) of each fixture defined in test class ``ck`` or
-        its bases, in MRO order."""
-        if ck is None:
-            return
-        order, _ = self.r.mro(ck)
-        for k in order:
-            kmf = self.r.mod(k[0])
-            if kmf is None:
-                continue
-            ksc = kmf.scopes[k[1]]
-            for bids in ksc.byname.values():
-                for b in bids:
-                    bind = ksc.binds[b]
-                    if bind[4] == B_DEF:
-                        fx = kmf.scopes[bind[1][1]].fixture
-                        if fx is not None:
-                            yield k[0], bind[1][1], fx
+        return self.r.evaluator.conftests(self.f)
 
     def find_fixture(self, name: str, ck: tuple[str, int] | None) -> tuple[str, int] | None:
-        for module, sidx, fx in self._class_fixtures(ck):
-            if fx[0] == name:
-                return (module, sidx)
-        for mf in (self.f, *self.conftests()):
-            got = self._in_module(mf, name)
-            if got is not None:
-                return got
-        for plugin in self.plugin_modules():
-            got = self._in_module(plugin, name)
-            if got is not None:
-                return got
-        return None
+        return self.r.evaluator.find_fixture(self.f, name, ck)
 
     def plugin_modules(self) -> list[PyFileFacts]:
-        """Modules named by ``pytest_plugins`` in the test module or its conftests, and
-        the plugins the pytest configuration loads (``-p name``)."""
-        out: list[PyFileFacts] = []
-        named = [name for mf in (self.f, *self.conftests()) for name in mf.plugins]
-        for name in (*named, *self.collect.plugins):
-            pf = self.r.mod(name)
-            if pf is not None and pf not in out:
-                out.append(pf)
-        return out
+        return self.r.evaluator.plugin_modules(self.f)
 
     def _autouse(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
         got = self._autouse_memo.get(ck)
@@ -421,9 +343,9 @@ class TestDiscovery:
         return got
 
     def _autouse_uncached(self, ck: tuple[str, int] | None) -> list[tuple[str, int]]:
-        out = [(module, sidx) for module, sidx, fx in self._class_fixtures(ck) if fx[1]]
+        out = [(module, sidx) for module, sidx, fx in self.r.evaluator.class_fixtures(ck) if fx[1]]
         for mf in (self.f, *self.conftests(), *self.plugin_modules()):
-            for _name, sidx in sorted(self.module_fixtures(mf).items()):
+            for _name, sidx in sorted(self.r.evaluator.module_fixtures(mf).items()):
                 fx = mf.scopes[sidx].fixture
                 if fx is not None and fx[1]:
                     out.append((mf.module, sidx))

@@ -28,7 +28,7 @@ from impactlens.index.python.resolve.edges import (
 )
 from impactlens.index.python.resolve.sites import Sites
 from impactlens.index.python.resolve.values import Class, ClassKey, Function, Unknown
-from impactlens.index.python.tokens import ident_tokens
+from impactlens.index.python.words import ident_tokens
 from impactlens.model import Edge, FileResolution, Node, NodeKind, UnresolvedSite
 
 _METHOD = NodeKind.METHOD

@@ -56,7 +56,7 @@ class ReceiverContexts:
         """The line of this file a receiver context found at ``line`` of ``facts`` is
         recorded at: ``line`` itself in this file; inside another file's code, the line of
         this file's call that led there, or None when there is none (another module's
-        lines never enter this file's output: see index/interface.py)."""
+        lines never enter this file's output: see index/read_fingerprints.py)."""
         return line if facts.path == self.path else self._at
 
     def seed(self, tk: ClassKey, recv: Any, line: int | None) -> None:

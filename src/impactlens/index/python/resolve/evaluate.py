@@ -30,6 +30,7 @@ from impactlens.index.python.facts import (
     PyFileFacts,
 )
 from impactlens.index.python.resolve.classes import ClassLookup
+from impactlens.index.python.resolve.fixtures import Fixtures
 from impactlens.index.python.resolve.memo import memo
 from impactlens.index.python.resolve.modules import BUILTINS, ModuleLookup, Modules
 from impactlens.index.python.resolve.values import (
@@ -79,6 +80,7 @@ _SEQ_BUILTINS = frozenset({"list", "sorted", "reversed", "tuple", "set", "frozen
 _ITERATED = (SeqDisplay, Sequence, Generator)  # what an ``__iter__`` may return directly
 # memos that do not depend on the values of a flow's parameters (argflow.py): shared
 # between a file's evaluator and the evaluators of its flows
+_UNTYPED_PARAM = ("p",)  # the encoding of a parameter without an annotation
 _PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs")
 MAX_DEPTH = 50  # nested binding evaluations before a value is taken as unknown
 MAX_RETURN_DEPTH = 40  # nested return-value (and type alias) evaluations
@@ -91,7 +93,7 @@ def _add(out: Items, got: Items) -> None:
             out.append(g)
 
 
-class Evaluator(Modules, ClassLookup):
+class Evaluator(Modules, ClassLookup, Fixtures):
     """Evaluates encoded expressions for one file's resolution (memoized per instance)."""
 
     def __init__(self, facts: PyFileFacts, lookup: ModuleLookup) -> None:
@@ -107,6 +109,8 @@ class Evaluator(Modules, ClassLookup):
         self._bindings: dict[Any, tuple[Items, bool]] = {}
         self._returns: dict[Any, tuple[Items, bool]] = {}
         self._yields: dict[Any, Items] = {}
+        self._conftests_of: dict[str, list[PyFileFacts]] = {}
+        self._module_fixtures: dict[str, dict[str, int]] = {}
         self._iter: dict[Any, Items] = {}
         self._entries: dict[Any, Items | None] = {}
         self._attr_memo: dict[tuple[int, int, Any], tuple[Enc, tuple[Items, bool]]] = {}
@@ -347,7 +351,9 @@ class Evaluator(Modules, ClassLookup):
             bind = sc.binds[bid]
             flowed = self.flowed.get((facts.module, scope, bind[0])) if (
                 self.flowed and bind[4] == B_PARAM) else None
-            res = (flowed, True) if flowed else self.vals(facts, scope, bind[1], recv)
+            given = flowed or (self.fixture_value(facts, scope, bind[0])
+                               if bind[1] == _UNTYPED_PARAM else None)
+            res = (given, True) if given else self.vals(facts, scope, bind[1], recv)
             if sc.muts and bind[0] in sc.muts:
                 res = (_with_mutation(res[0], (facts.module, scope, bind[0])), res[1])
         finally:

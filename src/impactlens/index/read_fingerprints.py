@@ -192,6 +192,28 @@ class _Scopes:
         return len(self._scopes)
 
 
+class Whole:
+    """A view of facts read as one piece (a language whose facts have no scopes): any
+    read is a read of everything."""
+
+    __slots__ = ("_f", "module", "path", "reads")
+
+    def __init__(self, facts: Any) -> None:
+        self._f = facts
+        self.reads: set[str] = set()
+        self.module = facts.module
+        self.path = facts.path
+
+    def __getattr__(self, field: str) -> Any:
+        self.reads.add(ALL)
+        return getattr(self._f, field)
+
+
+def view(facts: Any) -> Tracked | Whole:
+    """The read-recording view of one file's facts."""
+    return Tracked(facts) if hasattr(facts, "scopes") else Whole(facts)
+
+
 class Tracked:
     """A read-recording view of one module's facts (what the resolver gets from lookups)."""
 
@@ -382,5 +404,7 @@ def fingerprint(facts: Any) -> dict[str, str]:
 def changed_keys(old: Any, new: Any) -> set[str]:
     """Keys whose digest differs between two versions of one module's facts (a key
     present in only one version counts as changed)."""
+    if not hasattr(old, "scopes") or not hasattr(new, "scopes"):  # read whole: one key
+        return {ALL} if _digest(old) != _digest(new) else set()
     a, b = fingerprint(old), fingerprint(new)
     return {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}

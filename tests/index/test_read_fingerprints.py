@@ -1,4 +1,4 @@
-"""Interface keys name scopes, so inserting or removing a scope keeps the others' keys."""
+"""Read-fingerprint keys name scopes, so inserting or removing a scope keeps the others' keys."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from impactlens.index.interface import fingerprint, scope_names
 from impactlens.index.python import extract_file
+from impactlens.index.read_fingerprints import fingerprint, scope_names
 
 QUALS = st.lists(st.sampled_from(["m.f", "m.g", "m.C", "m.C.run", "m.h"]), max_size=12)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from impactlens.bench import record
+from impactlens.bench import recording_cost as record
 
 FILES = {
     "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n',

@@ -48,6 +48,9 @@ class UnresolvedReason(StrEnum):
     IMPORTLIB = "importlib"  # importlib.import_module / __import__ with a non-literal
     EVAL = "eval"  # eval / exec / compile
     GLOBALS = "globals"  # globals()[...] / locals()[...] / vars()[...]
+    MODULE_GETATTR = "module-getattr"  # a name only a module-level __getattr__ serves
+    CONFIG = "config"  # a dotted path in the configuration the repository ships
+    DOTTED_PATH = "dotted-path"  # a string in code naming it by dotted path ("pkg.mod:f")
     UNKNOWN_RECEIVER = "unknown-receiver"  # attribute call on a value of unknown type
     UNKNOWN_NAME = "unknown-name"  # name not bound anywhere visible
     EXTERNAL = "external"  # resolves outside the repository (stdlib/third party)
@@ -59,6 +62,9 @@ _UNRESOLVED_WORDS = {
     UnresolvedReason.IMPORTLIB: "import of a computed module",
     UnresolvedReason.EVAL: "eval/exec",
     UnresolvedReason.GLOBALS: "lookup in globals()",
+    UnresolvedReason.MODULE_GETATTR: "name served by a module __getattr__",
+    UnresolvedReason.CONFIG: "named in configuration",
+    UnresolvedReason.DOTTED_PATH: "a string naming it by dotted path",
     UnresolvedReason.UNKNOWN_RECEIVER: "call on a value of unknown type",
     UnresolvedReason.UNKNOWN_NAME: "name bound nowhere visible",
     UnresolvedReason.EXTERNAL: "call outside the repository",

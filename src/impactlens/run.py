@@ -23,6 +23,7 @@ from impactlens.errors import BadInputError
 from impactlens.fileio import atomic_write
 from impactlens.impact.cochange import co_change as score_co_change
 from impactlens.impact.cochange import edited_symbols
+from impactlens.impact.config_refs import CONFIG_FILES, CONFTEST
 from impactlens.impact.observed import RecordedTests, recorded_tests
 from impactlens.impact.pipeline import run_pipeline
 from impactlens.impact.retired import (
@@ -44,7 +45,7 @@ from impactlens.model import FileChange, ImpactResult, IndexGraph
 from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["OUTPUT_FILES", "Workspace", "analyze", "before_graph", "co_change",
-           "recorded_runs", "retired", "task_named", "write_outputs"]
+           "recorded_runs", "retired", "shipped_config", "task_named", "write_outputs"]
 
 OUTPUT_FILES = ("changes.json", "impact.json", "test_map.txt")
 
@@ -80,6 +81,7 @@ def analyze(ws: Workspace, change: ProposedChange) -> ImpactResult:
         co_change=co,
         co_change_note=note,
         unresolved=relevant_unresolved(graph, change.files, ws.module_of),
+        config=shipped_config(ws, past),
         task=change.task or "",
         written=uses.written,
         removed=uses.removed,
@@ -94,6 +96,21 @@ def analyze(ws: Workspace, change: ProposedChange) -> ImpactResult:
                else {}),
         settings=settings,
     )
+
+
+def shipped_config(ws: Workspace, at: str | None = None) -> dict[str, str]:
+    """The configuration files that may name code by dotted path (entry points, pytest
+    plugins; :mod:`impactlens.impact.config_refs`): those at the root and every indexed
+    ``conftest.py``, from the work tree or, for a past commit ``at``, from git."""
+    paths = [*CONFIG_FILES, *sorted(f.path for f in ws.store.files()
+                                    if f.path.rsplit("/", 1)[-1] == CONFTEST)]
+    if at is not None:
+        raw = git.blobs(ws.root, [git.spec(at, p) for p in paths])
+        got = {p: raw.get(git.spec(at, p)) for p in paths}
+        return {p: b.decode("utf-8", "replace") for p, b in got.items() if b is not None}
+    tree = WorkTree(ws.root)
+    texts = {p: tree.text(p) for p in paths}
+    return {p: t for p, t in texts.items() if t is not None}
 
 
 def before_graph(ws: Workspace, change: ProposedChange) -> IndexGraph:

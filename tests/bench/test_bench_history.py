@@ -96,6 +96,69 @@ def test_release_titles_and_vendored_trees_are_not_cases():
     assert is_source("packages/core/mod.py")
 
 
+def _hygiene_repo(make_repo, git_commit, support_files):
+    """A library ``pkg`` with a vendored copy and the given test-support files; then a
+    release commit, a fix that also touches vendored and test-support code, and a fix
+    that touches one library file beside them (not a case: one library file)."""
+    files = {"pkg/__init__.py": "", "pkg/a.py": A0, "pkg/b.py": B0,
+             "pkg/_vendor/__init__.py": "", "pkg/_vendor/six.py": "def u(s):\n    return s\n",
+             "tests/test_a.py": "from pkg.a import f\n\n\ndef test_f():\n    assert f(1) == 2\n",
+             **support_files}
+    root = make_repo(files, date=day(0))
+    a1 = A0.replace("return x + 1", "return x + 2")
+    b1 = B0.replace("return f(y)", "return f(y) - 1")
+    git_commit(root, {"pkg/a.py": a1, "pkg/b.py": b1}, "v2.30.0", date=day(1))
+    a2 = a1.replace("return x + 2", "return x + 3")
+    b2 = b1.replace("- 1", "- 2")
+    git_commit(root, {"pkg/a.py": a2, "pkg/b.py": b2}, "Release 1.2", date=day(2))
+    support = {p: t.replace("return s", "return s.strip()") for p, t in support_files.items()
+               if "return s" in t}
+    git_commit(root, {"pkg/_vendor/six.py": "def u(s):\n    return str(s)\n",
+                      **support, "pkg/a.py": a2.replace("x + 3", "x + 4"),
+                      "pkg/b.py": b2.replace("- 2", "- 3")}, "Fix the offset", date=day(3))
+    git_commit(root, {"pkg/_vendor/six.py": "def u(s):\n    return repr(s)\n",
+                      **{p: t.replace("strip", "lstrip") for p, t in support.items()},
+                      "pkg/a.py": a2.replace("x + 3", "x + 5")}, "Fix u", date=day(4))
+    return root
+
+
+SUPPORT = {  # urllib3's dummyserver: test code the tests import, built on the library
+    "dummyserver/__init__.py": "",
+    "dummyserver/server.py": "import pytest\n\nfrom pkg.a import f\n\n\n"
+                             "def serve(s):\n    return s\n",
+    "tests/test_server.py": "from dummyserver.server import serve\n\n\n"
+                            "def test_serve():\n    assert serve('x') == 'x'\n",
+}
+
+
+def test_release_vendored_and_test_support_commits_in_a_planted_history(make_repo,
+                                                                       git_commit):
+    root = _hygiene_repo(make_repo, git_commit, SUPPORT)
+    cases, info = mine_cases(root, limit=10, seed_mode="all")
+    assert info["skipped_message"] == 2  # "v2.30.0", "Release 1.2"
+    assert info["test_support"] == 1
+    assert [c.message for c in cases] == ["Fix the offset"]  # "Fix u": one library file
+    (case,) = cases
+    assert case.source_files == ("pkg/a.py", "pkg/b.py")  # no vendored, no dummyserver gold
+    assert {s.file for s in case.seeds} == {"pkg/a.py", "pkg/b.py"}
+
+
+def test_test_support_directories_by_layout_and_imports():
+    from impactlens.bench.history.sources import test_support_dirs
+
+    lib = {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    return 1\n",
+           "tests/test_a.py": "from pkg.a import f\n"}
+    assert test_support_dirs({**lib, **SUPPORT}) == {"dummyserver"}
+    assert test_support_dirs(lib) == frozenset()  # the library: tests import it, but it
+    # imports no test framework and nothing of the repository
+    used = {**SUPPORT, "pkg/b.py": "from dummyserver.server import serve\n"}
+    assert test_support_dirs({**lib, **used}) == frozenset()  # library code imports it
+    src = {"src/pkg/__init__.py": "", "src/pkg/a.py": "def f():\n    return 1\n",
+           "helpers/__init__.py": "", "helpers/net.py": "def free_port():\n    return 0\n",
+           "tests/test_a.py": "from helpers.net import free_port\nfrom pkg.a import f\n"}
+    assert test_support_dirs(src) == {"helpers"}  # outside src/, imported by tests only
+
+
 def test_is_source():
     assert is_source("src/pkg/mod.py")
     assert not is_source("tests/helpers.py") and not is_source("pkg/test_x.py")

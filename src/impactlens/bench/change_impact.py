@@ -11,7 +11,8 @@ the shared tree ``bench/change-impact/bases/<name>/`` it names); it is indexed,
 Reported per category (micro-averaged over its cases): precision/recall of MUST,
 of MUST ∪ MAY, of the validation set, and of MUST ∪ MAY at file level; plus the
 §7.4 hidden-channel probe: ``unanalyzable_flag_rate``, ``co_change_recall_on_hidden``
-and ``static_found_rate`` over the cases' *hidden* dependents.
+``static_found_rate`` and ``reached_rate`` (flagged or found) over the cases' *hidden*
+dependents (a definition, or a configuration file such as ``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ CATEGORIES = (
     "add",
     "delete",
     "hidden-channel",
+    "obligation",
 )
 HISTORY_START = 1672617600  # 2023-01-02T00:00:00Z
 DAY = 86_400
@@ -200,7 +202,8 @@ def run_case(case: Case, workdir: Path) -> CaseResult:
         probes = []
         for h in sorted(hidden):
             hfile = file_of(h)
-            flagged = any(u.scope == h or u.scope.startswith(h + ".")
+            # a hidden entry is a definition, or a configuration file (``pyproject.toml``)
+            flagged = any(u.scope == h or u.scope.startswith(h + ".") or u.file == h
                           for u in result.unanalyzable)
             static = any(e.entity == h for e in result.triage.entries()
                          if e.bucket.value != "low_risk")
@@ -281,6 +284,8 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
                                             len(probes)),
             "co_change_recall_on_hidden": ratio(sum(p["co_change"] for p in probes), len(probes)),
             "static_found_rate": ratio(sum(p["static_found"] for p in probes), len(probes)),
+            "reached_rate": ratio(sum(p["flagged_unanalyzable"] or p["static_found"]
+                                      for p in probes), len(probes)),
         },
         "errors": {r.name: r.error for r in results if r.error},
     }
@@ -305,7 +310,8 @@ def _table(summary: dict[str, Any]) -> str:
         f"hidden-channel probe ({hp['cases']} cases, {hp['hidden_entries']} hidden dependents): "
         f"unanalyzable_flag_rate {fmt(hp['unanalyzable_flag_rate'])}, "
         f"co_change_recall_on_hidden {fmt(hp['co_change_recall_on_hidden'])}, "
-        f"static_found_rate {fmt(hp['static_found_rate'])}"
+        f"static_found_rate {fmt(hp['static_found_rate'])}, "
+        f"reached_rate (flagged or found) {fmt(hp['reached_rate'])}"
     )
     if summary["errors"]:
         lines.append("")

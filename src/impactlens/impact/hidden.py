@@ -14,7 +14,16 @@ mentions. A site may reach a change when
   class constant whose value refers to it (``OPS = {"a": fa}``), or one the entity's
   decorator, or a function it is handed to at module level, writes into
   (``@register("mean")``);
+* it sits in a function that reads a *table of names* holding the entity's name as a
+  string — a module or class constant such as ``FORMATS = {"csv": "export_csv"}`` read
+  by ``getattr(exporters, FORMATS[fmt])`` or by ``for n in NAMES: getattr(obj, n)``;
 * it is a dynamic site (not a mere unknown receiver) in the changed module itself.
+
+A string in code naming the entity by dotted path (``load("pkg.mod:func")``, a settings
+table of such paths) is an edge of the index (``use``, access ``path``) but not a call:
+the function holding it is reported the same way (``dotted-path``), as a strong hit.
+A name only a module-level ``__getattr__`` serves (PEP 562) is a dynamic site of its
+own (``module-getattr``): it names the attribute, so it matches like ``getattr``.
 
 Such sites are reported (``ImpactResult.unanalyzable``, with ``affects``), never
 silently low-risk: a LOW-RISK entry holding one is raised to MAY-IMPACT, and the
@@ -52,6 +61,7 @@ from impactlens.model import (
 _DYNAMIC = frozenset({
     UnresolvedReason.DYNAMIC_GETATTR, UnresolvedReason.REGISTRY_DISPATCH,
     UnresolvedReason.IMPORTLIB, UnresolvedReason.EVAL, UnresolvedReason.GLOBALS,
+    UnresolvedReason.MODULE_GETATTR,
 })
 _PLACEHOLDER = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?[sdrifxa]|\{[^{}]*\}")
 _CONSTANTS = frozenset({NodeKind.CONSTANT, NodeKind.FIELD})
@@ -133,6 +143,31 @@ def registries(graph: CachedGraph, seed: str) -> set[str]:
     return out
 
 
+def _name_tables(graph: CachedGraph, scopes: Iterable[str], names: set[str]) -> set[str]:
+    """The scopes (of dynamic sites) that read a module or class constant whose
+    definition holds one of ``names`` as a string literal: a table of names its
+    ``getattr`` may look up. (A constant's signature is its assignment's text.)"""
+    wanted = sorted(set(scopes))
+    if not wanted or not names:
+        return set()
+    quoted = [q + n + q for n in sorted(names) for q in ("'", '"')]
+    reads = [e for es in graph.out_edges_many(wanted, _USE).values() for e in es]
+    consts = graph.nodes({e.dst for e in reads})
+    holding = {i for i, n in consts.items()
+               if n.kind in _CONSTANTS and any(q in n.signature for q in quoted)}
+    return {e.src for e in reads if e.dst in holding}
+
+
+def _path_hits(graph: CachedGraph, seed: str) -> list[UnanalyzableHit]:
+    """The places a dotted-path string in code names ``seed`` — or, for a constructor,
+    its class (see the module doc)."""
+    owner, _, leaf = seed.rpartition(".")
+    targets = [seed, *([owner] if owner and leaf in ("__init__", "__new__") else [])]
+    return [UnanalyzableHit(e.file, e.line, e.src, UnresolvedReason.DOTTED_PATH.value,
+                            f'"{t}"', seed)
+            for t in targets for e in graph.in_edges(t, _USE) if _access(e.detail) == "path"]
+
+
 def _access(detail: str) -> str:
     try:
         d = json.loads(detail) if detail else {}
@@ -176,11 +211,12 @@ def find_hidden(
                 file_module[path] = ""
         return file_module[path]
 
+    tables = _name_tables(graph, [u.scope for u in sites if u.reason in _DYNAMIC], names)
     strength: dict[UnanalyzableHit, str] = {}
     for u in sites:
         if u.reason is UnresolvedReason.EXTERNAL:
             continue
-        how = _match(u, names, dotted, module, pats, readers)
+        how = _match(u, names, dotted, module, pats, readers | tables)
         if how is None and u.reason in _DYNAMIC and module and mod(u.file) == module:
             how = NEAR  # a dynamic site in the changed module itself
         if how is None:
@@ -188,6 +224,8 @@ def find_hidden(
         hit = UnanalyzableHit(u.file, u.line, u.scope, u.reason.value, u.text, seed)
         if hit not in strength or _ORDER[how] < _ORDER[strength[hit]]:
             strength[hit] = how
+    for hit in _path_hits(graph, seed):
+        strength[hit] = STRONG
     hits = sorted(strength, key=lambda h: (h.file, h.line, h.scope, h.text, h.affects))
     return Hidden(tuple(hits), strength)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from impactlens.impact import batch as batch_stage
 from impactlens.impact import triage as triage_stage
 from impactlens.impact.classify import cap_changes, classify
+from impactlens.impact.config_refs import config_hits
 from impactlens.impact.dag import build_dag
 from impactlens.impact.graphcache import cached
 from impactlens.impact.hidden import find_hidden, promote, test_sources
@@ -55,6 +56,7 @@ def run_pipeline(
     co_change: Mapping[str, Sequence[tuple[str, float]]] = {},
     co_change_note: str = "",
     unresolved: Sequence[UnresolvedSite] = (),
+    config: Mapping[str, str] = {},
     task: str = "",
     written: Sequence[Edge] = (),
     removed: Sequence[Edge] = (),
@@ -94,6 +96,8 @@ def run_pipeline(
         result = walk(graph, seed, rels, settings, import_binding=binding)
         found = find_hidden(graph, ch, result, seed, unresolved, modules[ch.file], module_of)
         hidden.update(found.hits)
+        hidden.update(config_hits(config, ch, seed, modules[ch.file],
+                                  gated=result.relations.gated))
         if ch.change_type is ChangeType.ADD:  # no obligation; only what the new node runs in
             hits: list = (added_tests(graph, ch, modules[ch.file], settings)
                           if "testmap" in channels else [])

@@ -37,8 +37,9 @@ from impactlens.model import (
 # (file_reads); v10: commit_files.symbols / renamed (the definitions each commit touched);
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
 # v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
-# test ran per function (test_runs.lines → line_sets)
-SCHEMA_VERSION = 13
+# test ran per function (test_runs.lines → line_sets); v14: facts hold references by
+# dotted-path string, namespace reads (vars(m)["f"]) and operator getters
+SCHEMA_VERSION = 14
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

@@ -137,3 +137,13 @@ def test_a_configuration_in_the_tests_directory_is_read(tmp_path: Path) -> None:
     assert got.python_files == ("check_*.py",) and got.testpaths == ("tests/unit",)
     (tmp_path / "setup.cfg").write_text("[tool:pytest]\npython_files = t_*.py\n")
     assert read(tmp_path).python_files == ("t_*.py",)  # the root's comes first
+
+
+def test_plugins_the_addopts_load_are_read(tmp_path):
+    write(tmp_path, {"pyproject.toml": (
+        '[tool.pytest.ini_options]\n'
+        'addopts = "-q -p support.clock -pextra -p no:cacheprovider"\n')})
+    got = read(tmp_path)
+    assert got.plugins == ("support.clock", "extra")  # a disabled one is not loaded
+    assert Collect.from_key(got.key()) == got
+    assert Collect.from_key('{"testpaths": []}').plugins == ()  # a key stored before them

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from impactlens.bench.history.semantic import definitions, semantic, splice
-from impactlens.bench.history.sources import is_source
+from impactlens.bench.history.sources import is_source, test_support_dirs
 from impactlens.index import git as gitcmd
 from impactlens.index.history import CommitRecord, FileTouch, mine_commits
 from impactlens.settings import DEFAULT, Settings
@@ -53,18 +53,36 @@ class Case:
     seeds: tuple[Seed, ...]
 
 
+def support_dirs(repo: Path, rev: str = "HEAD") -> frozenset[str]:
+    """The repository's test-support directories at ``rev`` (``dummyserver/``: see
+    :func:`impactlens.bench.history.sources.test_support_dirs`)."""
+    paths = [p for p in gitcmd.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines()
+             if p.endswith(".py")]
+    blobs = gitcmd.blobs(repo, [gitcmd.spec(rev, p) for p in paths])
+    texts = {p: b.decode("utf-8", "replace") for p in paths
+             if (b := blobs.get(gitcmd.spec(rev, p))) is not None}
+    return test_support_dirs(texts)
+
+
+def _counts(path: str, support: frozenset[str]) -> bool:
+    """A library file a case may seed from or count as gold."""
+    return is_source(path) and path.split("/", 1)[0] not in support
+
+
 def candidate_commits(repo: Path, settings: Settings, cap: int,
-                      dropped: list[CommitRecord] | None = None) -> list[CommitRecord]:
+                      dropped: list[CommitRecord] | None = None,
+                      support: frozenset[str] = frozenset()) -> list[CommitRecord]:
     """Non-merge commits with a parent passing the path/size/message filters, newest first.
     ``dropped`` collects those with 2..``cap`` source files that only the message filter
     dropped (it is broad on purpose: a tangled mechanical commit costs more than a lost
-    real one; their count bounds what it cost)."""
+    real one; their count bounds what it cost). Files under the test-support directories
+    ``support`` are not source."""
     shas = gitcmd.run(repo, "rev-list", "--no-merges", "HEAD").split()
     out = []
     for c in mine_commits(repo, shas):
         if c.n_files == 0 or c.n_files > settings.history_max_files_per_commit:
             continue
-        if not 2 <= sum(1 for f in c.files if is_source(f.path)) <= cap:
+        if not 2 <= sum(1 for f in c.files if _counts(f.path, support)) <= cap:
             continue
         if MECHANICAL.search(c.message.splitlines()[0] if c.message else ""):
             if dropped is not None:
@@ -149,12 +167,15 @@ def _seeds(sides: _Sides, seed_mode: str) -> list[Seed]:
     return seeds
 
 
-def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str) -> Case | None:
-    """Read both sides, apply the semantic filter, pick the seed(s); ``None`` = skipped."""
+def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str,
+               support: frozenset[str] = frozenset()) -> Case | None:
+    """Read both sides, apply the semantic filter, pick the seed(s); ``None`` = skipped.
+    Vendored files and those under the test-support directories ``support`` are neither
+    seeds nor gold."""
     parent = gitcmd.first_parent(repo, c.sha)
     if parent is None:
         return None
-    sides = _read_sides(repo, c, parent, [f for f in c.files if is_source(f.path)])
+    sides = _read_sides(repo, c, parent, [f for f in c.files if _counts(f.path, support)])
     if sides is None:
         return None
     n = len(sides.changed) + len(sides.added)
@@ -173,7 +194,8 @@ def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str) -> Case | 
 def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first",
                settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, int]]:
     dropped: list[CommitRecord] = []
-    cands = candidate_commits(repo, settings, cap, dropped)
+    support = support_dirs(repo)
+    cands = candidate_commits(repo, settings, cap, dropped, support)
     cases: list[Case] = []
     skipped = 0
     oldest: int | None = None  # the oldest candidate examined, when the limit stopped it
@@ -181,7 +203,7 @@ def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first"
         if len(cases) >= limit:
             oldest = c.author_time
             break
-        case = build_case(repo, c, cap, seed_mode)
+        case = build_case(repo, c, cap, seed_mode, support)
         if case is None:
             skipped += 1
             continue
@@ -189,7 +211,7 @@ def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first"
     # counted over the same newest commits the cases came from
     by_message = sum(1 for d in dropped if oldest is None or d.author_time > oldest)
     return cases, {"candidates": len(cands), "skipped_semantic": skipped,
-                   "skipped_message": by_message}
+                   "skipped_message": by_message, "test_support": len(support)}
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ builtins that change what a call means (``getattr``, ``eval``, ``importlib``,
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,9 @@ _AWAIT_NAMES = frozenset({"Awaitable", "Coroutine"})
 _DYN_ATTR = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 _EVAL = frozenset({"eval", "exec", "compile"})
 _GLOBALS_FUNCS = frozenset({"globals", "locals", "vars"})
+_GETTERS = frozenset({"attrgetter", "methodcaller"})
+# "pkg.mod.func", "pkg.mod:Class.attr": a dotted path a loader or an entry point resolves
+_DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:[.:][A-Za-z_]\w*)")
 BINOP_DUNDER = {
     ast.Add: ("__add__", "__radd__"), ast.Sub: ("__sub__", "__rsub__"),
     ast.Mult: ("__mul__", "__rmul__"), ast.MatMult: ("__matmul__", "__rmatmul__"),
@@ -117,6 +121,7 @@ class ExprEncoding:
     strs: dict[str, None]
     cls_ctx: int
     imports: list[tuple[int, int, str, str | None, str | None]]
+    module: str
 
     if TYPE_CHECKING:  # provided by the extractor and the binding flow
         def ev(self, node: ast.expr) -> Enc: ...
@@ -266,6 +271,8 @@ class ExprEncoding:
         if type(v) is str:
             if len(self.strs) < 64:
                 add_string_words(self.strs, v)
+            if ("." in v or ":" in v) and not self.noref and _DOTTED_PATH.fullmatch(v):
+                self._dotted_ref(node.lineno, v)
             return K_STR
         return _CONST_ENC.get(type(v), U)
 
@@ -278,6 +285,17 @@ class ExprEncoding:
                 self.ev(v)
         return K_STR
 
+    def _dotted_ref(self, line: int, path: str) -> None:
+        """``"pkg.mod.func"`` / ``"pkg.mod:Class"``: a string an ``import_string``-style
+        loader, an entry point or a settings table resolves. It is recorded as a reference
+        to what it names (access "p": by path), from the first segment as an import down
+        the attributes; one that names nothing in the repository resolves to nothing."""
+        head, *rest = path.replace(":", ".").split(".")
+        enc: Enc = ("imp", head)
+        for part in rest:
+            enc = ("a", enc, part)
+        self.sc.refs.append((line, enc, "p"))
+
     def e_FormattedValue(self, node: ast.FormattedValue) -> Enc:
         self.ev(node.value)
         if node.format_spec is not None:
@@ -285,7 +303,6 @@ class ExprEncoding:
         return K_STR
 
     def e_Subscript(self, node: ast.Subscript) -> Enc:
-        base = self.ev(node.value)
         sl = node.slice
         key = None
         if type(sl) is ast.Constant and type(sl.value) in (str, int):
@@ -293,7 +310,12 @@ class ExprEncoding:
         elif (type(sl) is ast.UnaryOp and type(sl.op) is ast.USub
               and type(sl.operand) is ast.Constant and type(sl.operand.value) is int):
             key = -sl.operand.value
-        else:
+        if type(node.ctx) is ast.Load:
+            ns = self._namespace_of(node.value, key)
+            if ns is not None:
+                return self._namespace_item(node, ns, key)
+        base = self.ev(node.value)
+        if key is None:
             self.ev(sl)
         if base is GLOB and type(node.ctx) is ast.Load:
             names = _site_names(sl)
@@ -302,6 +324,32 @@ class ExprEncoding:
         elif not self.noref:
             self._op_site(node.lineno, base, "__getitem__", 1)
         return ("sub", base, key)
+
+    def _namespace_of(self, value: ast.expr, key: Any) -> Enc | None:
+        """The object whose namespace a subscripted ``value`` is: ``x`` for ``vars(x)`` and
+        ``x.__dict__``, this module for ``globals()`` read with a literal key (a computed
+        one stays a ``globals`` site); None for any other value."""
+        if type(value) is ast.Call and type(value.func) is ast.Name and not value.keywords:
+            if value.func.id == "vars" and len(value.args) == 1:
+                return self.ev(value.args[0])
+            if value.func.id == "globals" and not value.args and type(key) is str:
+                return ("imp", self.module)
+        if type(value) is ast.Attribute and value.attr == "__dict__":
+            return self._receiver(value.value)
+        return None
+
+    def _namespace_item(self, node: ast.Subscript, ns: Enc, key: Any) -> Enc:
+        """``ns.__dict__[key]``: a literal key reads the attribute ``key`` of ``ns`` (an
+        edge); a computed one is a dynamic site, like ``getattr(ns, key)``."""
+        if type(key) is str:
+            enc = self._attr_enc(ns, key)
+            if not self.noref:
+                self.sc.refs.append((node.lineno, enc, "r"))
+            return enc
+        self.ev(node.slice)
+        self._plain_site(node.lineno, ("sub", ns, None), 1,
+                         ("getattr", None, _site_names(node.slice)))
+        return DYN
 
     def e_BinOp(self, node: ast.BinOp) -> Enc:
         left = self.ev(node.left)
@@ -463,6 +511,8 @@ class ExprEncoding:
         base = fenc[1]
         if func.attr == "import_module" and base[0] == "n" and base[1] == "importlib":
             special, result = self._call_import_module(node, func.attr)
+        elif func.attr in _GETTERS and base[0] == "n" and base[1] == "operator":
+            special, result = self._call_getter(node, func.attr)
         site, aencs, _kwencs = self._call_site(node, fenc, special)
         if (func.attr in _MUTATORS and type(func.value) is ast.Name and not site[4]
                 and not node.keywords):
@@ -607,6 +657,19 @@ class ExprEncoding:
         special = self._importlib_special(node.args, node.lineno)
         return special, ("imp", special[1]) if special[1] is not None else None
 
+    def _call_getter(self, node: ast.Call, name: str) -> tuple[Any, Enc | None]:
+        """``attrgetter("a", "b.c")`` / ``methodcaller("m", ...)``: a getattr by name on
+        whatever the getter is applied to, a receiver of unknown type — a dynamic site
+        naming the attributes (each part of a dotted one)."""
+        args = node.args if name == "attrgetter" else node.args[:1]
+        names: list[str] = []
+        for a in args:
+            if type(a) is ast.Constant and type(a.value) is str:
+                names.extend([a.value, *a.value.split(".")] if "." in a.value else [a.value])
+            else:
+                names.extend(_site_names(a))
+        return ("getattr", None, tuple(dict.fromkeys(names))[:16]), DYN
+
     def _call_namespace(self, node: ast.Call, name: str) -> tuple[Any, Enc | None]:
         """``globals()``/``locals()``/``vars()``: subscripting it is a dynamic site."""
         return None, GLOB if name != "vars" or not node.args else None
@@ -637,6 +700,7 @@ _BUILTIN_MEANINGS = {
     "__import__": ExprEncoding._call_dunder_import,
     "import_module": ExprEncoding._call_import_module,
     **dict.fromkeys(_GLOBALS_FUNCS, ExprEncoding._call_namespace),
+    **dict.fromkeys(_GETTERS, ExprEncoding._call_getter),
     "super": ExprEncoding._call_super,
     "property": ExprEncoding._call_property,
 }

@@ -53,6 +53,9 @@ class Collect:
     python_files: tuple[str, ...] = ("test_*.py", "*_test.py")
     python_classes: tuple[str, ...] = ("Test",)
     python_functions: tuple[str, ...] = ("test",)
+    # the modules pytest loads as plugins for every test (``-p name`` in ``addopts``):
+    # their fixtures and hooks serve the whole suite
+    plugins: tuple[str, ...] = ()
 
     def is_test_file(self, path: str) -> bool:
         """Whether pytest collects the file ``path`` (a ``conftest.py`` always counts: it
@@ -115,6 +118,8 @@ def read(root: Path) -> Collect:
     for name in ("python_files", "python_classes", "python_functions"):
         if name in values:
             got[name] = _words(values[name])
+    if "addopts" in values:
+        got["plugins"] = _plugin_options(_words(values["addopts"]))
     if "testpaths" in values:
         got["testpaths"] = tuple(f"{where}/{p}" if where else p for p in
                                  _expand(root / where, _words(values["testpaths"])))
@@ -232,6 +237,18 @@ def _words(value: Any) -> tuple[str, ...]:
         return tuple(shlex.split(str(value)))
     except ValueError:  # an unbalanced quote: split on white space
         return tuple(str(value).split())
+
+
+def _plugin_options(words: Iterable[str]) -> tuple[str, ...]:
+    """The plugins ``-p name`` / ``-pname`` options load (``-p no:name`` disables one)."""
+    out: list[str] = []
+    words = list(words)
+    for i, w in enumerate(words):
+        name = words[i + 1] if w == "-p" and i + 1 < len(words) else (
+            w[2:] if w.startswith("-p") and len(w) > 2 else "")
+        if name and not name.startswith("no:") and name not in out:
+            out.append(name)
+    return tuple(out)
 
 
 def _expand(root: Path, entries: Iterable[str]) -> tuple[str, ...]:

@@ -69,13 +69,15 @@ class Fixtures:
         return got
 
     def plugin_modules(self, facts: PyFileFacts) -> list[PyFileFacts]:
-        """Modules named by ``pytest_plugins`` in a module or its conftests."""
+        """Modules named by ``pytest_plugins`` in a module or its conftests, and the
+        plugins the pytest configuration loads for every test (``-p name``)."""
+        collect = getattr(self.lookup, "collect", pytest_config.DEFAULT)
+        named = [name for mf in (facts, *self.conftests(facts)) for name in mf.plugins]
         out: list[PyFileFacts] = []
-        for mf in (facts, *self.conftests(facts)):
-            for name in mf.plugins:
-                pf = self.mod(name)
-                if pf is not None and pf not in out:
-                    out.append(pf)
+        for name in (*named, *collect.plugins):
+            pf = self.mod(name)
+            if pf is not None and pf not in out:
+                out.append(pf)
         return out
 
     def class_fixtures(self, ck: FixtureKey | None

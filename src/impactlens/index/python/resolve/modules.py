@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from impactlens.index.python.facts import B_CLASS, B_DEF, B_IMPORT, Enc, PyFileFacts
 from impactlens.index.python.resolve.memo import memo
 from impactlens.index.python.resolve.values import (
-    U_RECV,
+    U_LAZY,
     BuiltinInstance,
     External,
     Items,
@@ -91,7 +91,7 @@ class Modules:
         if name in _MODULE_ATTRS:
             return [BuiltinInstance("K", _MODULE_ATTRS[name])]
         if "__getattr__" in sc0.byname:
-            return [U_RECV]  # a module-level __getattr__ supplies it dynamically
+            return [U_LAZY]  # a module-level __getattr__ supplies it dynamically
         return out
 
     def _module_binding_items(self, facts: PyFileFacts, bids: tuple[int, ...],

@@ -33,6 +33,7 @@ from impactlens.index.python.resolve.edges import (
     U_EXTERNAL,
     U_GLOBALS,
     U_IMPORTLIB,
+    U_MODULE_GETATTR,
     U_REGISTRY_DISPATCH,
     U_UNKNOWN_NAME,
     U_UNKNOWN_RECEIVER,
@@ -70,6 +71,10 @@ _IMPLICIT = frozenset({"deco", "raise", "iter", "with", "op", "classdef"})
 _CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
 _SPECIAL_REASONS = {"getattr": U_DYNAMIC_GETATTR, "eval": U_EVAL, "importlib": U_IMPORTLIB,
                     "globals": U_GLOBALS}
+# what an unknown callee stands for: a name bound nowhere, one a module __getattr__ serves
+_UNKNOWN_REASONS = {"name": U_UNKNOWN_NAME, "lazy": U_MODULE_GETATTR}
+# a function or class referred to by name ("ref") or by a dotted-path string ("path")
+_REF_ACCESS = {"r": use_detail("ref"), "p": use_detail("path")}
 _MAX_CALLEES = 64  # candidate callees followed per site (locations add their values)
 _NO_WRAPPERS: tuple[Items, bool] = ([], False)
 # a dunder call the interpreter makes: (call detail's argument count, bound)
@@ -391,7 +396,7 @@ class Sites:
         if pending or quiet:
             return
         if unknown is not None:
-            reason = U_UNKNOWN_NAME if unknown == "name" else U_UNKNOWN_RECEIVER
+            reason = _UNKNOWN_REASONS.get(unknown, U_UNKNOWN_RECEIVER)
             sink.unresolved.append((line, facts.scopes[scope].qual, reason, site_text(fenc),
                                     site_names(fenc)))
         elif external:
@@ -681,10 +686,10 @@ class Sites:
                 continue  # a receiver: the attribute access itself carries the edge
             elif t is Property:
                 self._property_edges(it, access, src, line, res, sink)
-            elif (t is Function or t is Class) and access == "r":
+            elif (t is Function or t is Class) and access in _REF_ACCESS:
                 dst = self.item_id(it)
                 if dst is not None:
-                    sink.edges.append((src, dst, K_USE, line, res, use_detail("ref"), None))
+                    sink.edges.append((src, dst, K_USE, line, res, _REF_ACCESS[access], None))
 
     def _use_edges(self, it: Variable | Field, access: str, src: str, line: int, res: str,
                    sink: Sink) -> None:

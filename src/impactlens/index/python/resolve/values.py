@@ -182,7 +182,8 @@ class TypeAlias(NamedTuple):
 
 
 class Unknown(NamedTuple):
-    """Unknown: ``reason`` "recv" (no type) or "name" (bound nowhere)."""
+    """Unknown: ``reason`` "recv" (no type), "name" (bound nowhere) or "lazy" (served by a
+    module-level ``__getattr__``)."""
 
     tag: Literal["U"]
     reason: str
@@ -224,6 +225,7 @@ Items = list[Val]
 
 U_RECV = Unknown("U", "recv")
 U_NAME = Unknown("U", "name")
+U_LAZY = Unknown("U", "lazy")  # served by a module-level __getattr__ (PEP 562)
 XI = ExternalValue("XI")
 NONE_V = NoneValue("N")
 GLOBALS = Globals("G")

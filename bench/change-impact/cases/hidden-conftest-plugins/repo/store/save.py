@@ -1,0 +1,3 @@
+def save(db, key, value):
+    db[key] = value
+    return len(db)

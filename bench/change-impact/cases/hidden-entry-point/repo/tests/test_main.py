@@ -1,0 +1,5 @@
+from cli.main import run
+
+
+def test_run():
+    assert run(['a']) == 1

@@ -1,0 +1,5 @@
+from cache.core import Cache
+
+
+def test_sync():
+    assert Cache().sync() == 0

@@ -1,0 +1,5 @@
+from plugins.loader import load
+
+
+def greet(name):
+    return load("plugins.greet:hello")(name)

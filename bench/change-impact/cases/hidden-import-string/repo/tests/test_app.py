@@ -1,0 +1,5 @@
+from plugins.app import greet
+
+
+def test_greet():
+    assert greet('a') == 'hello a'

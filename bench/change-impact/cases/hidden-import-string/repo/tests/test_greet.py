@@ -1,0 +1,5 @@
+from plugins.greet import hello
+
+
+def test_hello():
+    assert hello('b') == 'hello b'

@@ -1,0 +1,6 @@
+def handle_create(payload):
+    return {"created": payload}
+
+
+def handle_delete(payload):
+    return {"deleted": payload}

@@ -1,0 +1,5 @@
+import compat
+
+
+def when(text):
+    return compat.parse_date(text)

@@ -1,0 +1,5 @@
+from reports.service import export
+
+
+def test_export_csv():
+    assert export('csv', [[1]]) == '1'

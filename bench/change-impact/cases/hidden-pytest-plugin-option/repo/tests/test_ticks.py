@@ -1,0 +1,5 @@
+from timing.ticks import tick
+
+
+def test_tick(clock):
+    assert tick(clock) == 1

@@ -1,0 +1,3 @@
+def tick(c):
+    c[0] += 1
+    return c[0]

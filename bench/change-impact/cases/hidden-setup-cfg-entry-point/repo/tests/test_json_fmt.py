@@ -1,0 +1,5 @@
+from fmt.json_fmt import JsonFormatter
+
+
+def test_format():
+    assert JsonFormatter().format(1) == '1'

@@ -1,0 +1,5 @@
+from text.util import slugify
+
+
+def title_slug(title):
+    return slugify(title)

@@ -1,0 +1,3 @@
+class Client:
+    def __init__(self):
+        self.timeout = 5

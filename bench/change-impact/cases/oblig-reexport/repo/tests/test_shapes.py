@@ -1,0 +1,5 @@
+from geo import Circle
+
+
+def test_circle():
+    assert Circle(1).r == 1

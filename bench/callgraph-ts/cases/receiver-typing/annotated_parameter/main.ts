@@ -21,3 +21,5 @@ function fallback(res: Response | undefined): void {
 
 handle(new Request(), new Response());
 fallback(undefined);
+
+export {};

@@ -492,6 +492,8 @@ def verify(cases_dir: str | Path | None = None, only: Iterable[str] | None = Non
     """Corpus self-check: consistency, expected edges naming declared symbols, and (when a
     ``tsc`` is found or given) each program compiling."""
     cases = cg.load_cases(cases_dir or default_cases_dir(), only, corpus="ts")
+    if compile_with and not Path(compile_with).is_file():
+        raise BadInputError(f"--tsc {compile_with}: no such file")
     tsc = compile_with or tsc_binary()
     out: dict[str, Any] = {"cases": len(cases), "problems": {},
                            "compiled": bool(tsc), "tsc": tsc or "not found (skipped)"}

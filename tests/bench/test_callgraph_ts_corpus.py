@@ -89,9 +89,11 @@ def test_gitnexus_ids_map_onto_corpus_ids(tmp_path: Path) -> None:
                             "lib/index.ts": "export class C { m() {} }\n"}, {})
     rows = [("File:main.ts", "Method:lib/index.ts:C.m#0"),
             ("Function:main.ts:outer", "Function:main.ts:inner"),
-            ("Function:main.ts:outer", "Function:main.ts:nowhere")]
+            ("Function:main.ts:outer", "Function:main.ts:nowhere"),
+            ("Function:main.ts:outer.inner@1:19", "Method:lib/index.ts:C.m#0")]
     assert ts.map_gitnexus_ids(rows, case) == {
-        ("main", "lib.C.m"), ("main.outer", "main.outer.inner"), ("main.outer", "main.nowhere")}
+        ("main", "lib.C.m"), ("main.outer", "main.outer.inner"), ("main.outer", "main.nowhere"),
+        ("main.outer.inner", "lib.C.m")}
 
 
 def test_impactlens_module_spellings_map_onto_corpus_ids(tmp_path: Path) -> None:

@@ -306,12 +306,15 @@ def map_impactlens_ids(edges: Iterable[cg.Edge], case: cg.Case) -> frozenset[cg.
     return frozenset((one(s), one(d)) for s, d in edges)
 
 
+# an arity tag on methods (``#0``), a position on nested functions (``@5:2``)
+_GITNEXUS_TAG = re.compile(r"(#\d+|@\d+:\d+)+$")
 _GITNEXUS_ID = re.compile(r"^(?P<kind>[A-Za-z]+):(?P<path>[^:]+)(?::(?P<qual>.+))?$")
 
 
 def map_gitnexus_ids(edges: Iterable[cg.Edge], case: cg.Case,
                      symbols: frozenset[str] | None = None) -> frozenset[cg.Edge]:
-    """``File:main.ts`` → ``main``; ``Method:a/b.ts:C.m#0`` → ``a.b.C.m``.
+    """``File:main.ts`` → ``main``; ``Method:a/b.ts:C.m#0`` → ``a.b.C.m``;
+    ``Function:main.ts:outer.inner@5:2`` → ``main.outer.inner``.
 
     GitNexus qualifies methods by their class only; a name that is not a corpus symbol
     is matched against the module's symbols by its dotted tail (``outer.inner`` for
@@ -327,7 +330,7 @@ def map_gitnexus_ids(edges: Iterable[cg.Edge], case: cg.Case,
         mod = module_name(m["path"])
         if not m["qual"] or m["kind"] == "File":
             return mod
-        qual = re.sub(r"#\d+$", "", m["qual"])
+        qual = _GITNEXUS_TAG.sub("", m["qual"])
         ident = f"{mod}.{qual}"
         if ident in known:
             return ident

@@ -434,9 +434,15 @@ def run_pycg(root: Path, entries: Sequence[str], timeout: float = DEFAULT_TIMEOU
 _IMPACTLENS_CHILD = """
 import json, sys
 from impactlens.api import Project
+from impactlens.model import EdgeKind
 p = Project(sys.argv[1])
 summary = p.index(full=True)
 cg = p.export_callgraph("pycg", sys.argv[3])
+if sys.argv[4] == "instantiate":  # `new C()` is an edge to the class C too
+    for e in p.store.all_edges(frozenset({EdgeKind.INSTANTIATE})):
+        cg.setdefault(e.src, [])
+        if e.dst not in cg[e.src]:
+            cg[e.src].append(e.dst)
 sites = [{"file": s.file, "line": s.line, "scope": s.scope, "reason": str(s.reason)}
          for s in p.unresolved() if str(s.reason) != "external"]  # calls out, not flags
 p.close()
@@ -446,13 +452,15 @@ with open(sys.argv[2], "w", encoding="utf-8") as fh:
 
 
 def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S,
-                   world: str = "open") -> ToolOutput:
-    """impactlens through its public API, in a child process."""
+                   world: str = "open", instantiate: bool = False) -> ToolOutput:
+    """impactlens through its public API, in a child process; ``instantiate`` adds its
+    instantiate edges (``new C()`` → ``C``, as the TypeScript corpus counts them)."""
 
     def go() -> ToolOutput:
         out_file = root.parent / "impactlens-callgraph.json"
         _, err = _run_child([sys.executable, "-c", _IMPACTLENS_CHILD, str(root), str(out_file),
-                             world], root, timeout)
+                             world, "instantiate" if instantiate else "calls"],
+                            root, timeout)
         if err:
             return ToolOutput(error=err)
         try:

@@ -347,7 +347,8 @@ def run_tool(tool: str, case: cg.Case, root: Path, timeout: float) -> cg.ToolOut
     """Run ``tool`` on the case's copy at ``root``."""
     if tool in ("impactlens", "impactlens-closed"):
         cg._git_init(root)
-        out = cg.run_impactlens(root, timeout, "closed" if tool.endswith("closed") else "open")
+        world = "closed" if tool.endswith("closed") else "open"
+        out = cg.run_impactlens(root, timeout, world, instantiate=True)
         if not out.error and out.files == 0:
             return cg.ToolOutput(skipped="this impactlens indexes no TypeScript/JavaScript file")
         out.edges = map_impactlens_ids(out.edges, case)

@@ -22,7 +22,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.bench import callgraph as cg
+from impactlens.bench import installed_binary
 from impactlens.bench.pdg_peer import gitnexus_binary
 from impactlens.errors import BadInputError
 
@@ -431,13 +431,7 @@ def _raise(msg: str) -> list[cg.Edge]:
 
 def tsc_binary() -> str | None:
     """``$IMPACTLENS_TSC``, else ``/tmp/tsc/node_modules/.bin/tsc``, else ``tsc`` on PATH."""
-    env = os.environ.get("IMPACTLENS_TSC")
-    if env and Path(env).exists():
-        return env
-    default = Path("/tmp/tsc/node_modules/.bin/tsc")
-    if default.exists():
-        return str(default)
-    return shutil.which("tsc")
+    return installed_binary("IMPACTLENS_TSC", "/tmp/tsc/node_modules/.bin/tsc", "tsc")
 
 
 def _type_roots(tsc: str) -> list[str]:

@@ -4,9 +4,23 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
-__all__ = ["at_least"]
+__all__ = ["at_least", "installed_binary"]
+
+
+def installed_binary(env_var: str, default: str, name: str) -> str | None:
+    """A peer tool's executable: ``$env_var`` if it exists, else ``default`` (where the
+    benchmark instructions install it), else ``name`` on PATH; ``None`` when absent."""
+    env = os.environ.get(env_var)
+    if env and Path(env).exists():
+        return env
+    if Path(default).exists():
+        return default
+    return shutil.which(name)
 
 
 def at_least(low: float, kind: type[int] | type[float] = int, *, above: bool = False

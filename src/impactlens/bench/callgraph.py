@@ -29,6 +29,9 @@ their ``expect_unresolved`` sites that the tool reports as unresolved.
 ``--verify`` checks the corpus itself instead: file consistency, then a runtime
 trace of every case (``sys.setprofile``) whose observed edges must all be in the
 truth. The truth was written by hand; the trace only catches mistakes in it.
+
+``--corpus ts`` selects the TypeScript/JavaScript corpus under ``bench/callgraph-ts/``
+instead (its tools, symbol names and checks: :mod:`impactlens.bench.callgraph_ts`).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from impactlens.index import git
 
 __all__ = [
     "CATEGORIES",
+    "CORPORA",
     "TOOLS",
     "VIEWS",
     "Case",
@@ -106,6 +110,25 @@ def default_cases_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "bench" / "callgraph" / "cases"
 
 
+CORPORA = ("py", "ts")
+
+
+def _default_dir(corpus: str) -> Path:
+    if corpus == "ts":
+        from impactlens.bench import callgraph_ts
+
+        return callgraph_ts.default_cases_dir()
+    return default_cases_dir()
+
+
+def _tools(corpus: str) -> tuple[str, ...]:
+    if corpus == "ts":
+        from impactlens.bench import callgraph_ts
+
+        return callgraph_ts.TOOLS
+    return TOOLS
+
+
 # --------------------------------------------------------------------------- corpus
 
 
@@ -119,6 +142,9 @@ class Case:
     expected: frozenset[Edge]
     modules: frozenset[str]  # dotted module names of the case's .py files
     expect_unresolved: tuple[dict[str, Any], ...] = ()
+    # the files a tool may see (relative paths); empty: the case's .py files
+    files: tuple[str, ...] = ()
+    corpus: str = "py"  # py | ts
 
     @property
     def dynamic(self) -> bool:
@@ -166,7 +192,7 @@ def _read_json(path: Path) -> Any:
         raise BadInputError(f"{path}: not valid JSON ({exc})") from None
 
 
-def load_case(path: Path, cases_dir: Path) -> Case:
+def load_case(path: Path, cases_dir: Path, corpus: str = "py") -> Case:
     meta = _read_json(path / "case.json")
     try:
         expected = edges_of(_read_json(path / "expected.json"))
@@ -174,7 +200,14 @@ def load_case(path: Path, cases_dir: Path) -> Case:
         raise BadInputError(f"{path / 'expected.json'}: {exc}") from None
     if not isinstance(meta, dict) or "category" not in meta or "entry" not in meta:
         raise BadInputError(f"{path / 'case.json'}: needs 'category' and 'entry'")
-    files = _source_files(path)
+    if corpus == "ts":
+        from impactlens.bench import callgraph_ts
+
+        files = callgraph_ts.source_files(path)
+        modules = callgraph_ts.modules_of(files)
+    else:
+        files = _source_files(path)
+        modules = frozenset(module_name(f) for f in files)
     return Case(
         name=path.relative_to(cases_dir).as_posix(),
         path=path,
@@ -182,15 +215,19 @@ def load_case(path: Path, cases_dir: Path) -> Case:
         description=str(meta.get("description", "")),
         entry=tuple(meta["entry"]),
         expected=expected,
-        modules=frozenset(module_name(f) for f in files),
+        modules=modules,
         expect_unresolved=tuple(meta.get("expect_unresolved", ())),
+        files=tuple(files),
+        corpus=corpus,
     )
 
 
-def load_cases(cases_dir: str | Path, only: Iterable[str] | None = None) -> list[Case]:
+def load_cases(cases_dir: str | Path, only: Iterable[str] | None = None,
+               corpus: str = "py") -> list[Case]:
     """Every case under ``cases_dir`` (a directory holding ``case.json``), sorted.
 
-    ``only``: category names (or ``category/case`` names) to keep.
+    ``only``: category names (or ``category/case`` names) to keep; ``corpus``: ``py`` or
+    ``ts`` (which files are sources and how modules are named).
     """
     root = Path(cases_dir)
     if not root.is_dir():
@@ -198,20 +235,34 @@ def load_cases(cases_dir: str | Path, only: Iterable[str] | None = None) -> list
     wanted = set(only or ())
     cases = []
     for meta in sorted(root.rglob("case.json")):
-        case = load_case(meta.parent, root)
+        case = load_case(meta.parent, root, corpus)
         if wanted and case.category not in wanted and case.name not in wanted:
             continue
         cases.append(case)
     if wanted and not cases:
         raise BadInputError(
             f"--only {', '.join(sorted(wanted))}: no such category or case "
-            f"(categories: {', '.join(CATEGORIES)})"
+            f"(categories: {', '.join(_categories(corpus))})"
         )
-    return sorted(cases, key=lambda c: (_cat_key(c.category), c.name))
+    return sorted(cases, key=lambda c: (_cat_key(c.category, corpus), c.name))
 
 
-def _cat_key(category: str) -> tuple[int, str]:
-    return (CATEGORIES.index(category) if category in CATEGORIES else len(CATEGORIES), category)
+def _categories(corpus: str) -> tuple[str, ...]:
+    if corpus == "ts":
+        from impactlens.bench.callgraph_ts import CATEGORIES as TS_CATEGORIES
+
+        return TS_CATEGORIES
+    return CATEGORIES
+
+
+def _cat_key(category: str, corpus: str = "py") -> tuple[int, str]:
+    order = _categories(corpus)
+    return (order.index(category) if category in order else len(order), category)
+
+
+def _category_order(cases: Sequence[Case]) -> list[str]:
+    corpus = cases[0].corpus if cases else "py"
+    return sorted({c.category for c in cases}, key=lambda cat: _cat_key(cat, corpus))
 
 
 def validate_case(case: Case) -> list[str]:
@@ -285,11 +336,13 @@ class ToolOutput:
     unresolved: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     seconds: float = 0.0
+    files: int | None = None  # files the tool indexed, when it says
+    skipped: str = ""  # why the tool did not run at all (not installed, no such language)
 
 
 def _copy_sources(case: Case, dest: Path) -> Path:
     root = dest / case.path.name
-    for rel in _source_files(case.path):
+    for rel in case.files or _source_files(case.path):
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(case.path / rel, target)
@@ -381,25 +434,33 @@ def run_pycg(root: Path, entries: Sequence[str], timeout: float = DEFAULT_TIMEOU
 _IMPACTLENS_CHILD = """
 import json, sys
 from impactlens.api import Project
+from impactlens.model import EdgeKind
 p = Project(sys.argv[1])
-p.index(full=True)
+summary = p.index(full=True)
 cg = p.export_callgraph("pycg", sys.argv[3])
+if sys.argv[4] == "instantiate":  # `new C()` is an edge to the class C too
+    for e in p.store.all_edges(frozenset({EdgeKind.INSTANTIATE})):
+        cg.setdefault(e.src, [])
+        if e.dst not in cg[e.src]:
+            cg[e.src].append(e.dst)
 sites = [{"file": s.file, "line": s.line, "scope": s.scope, "reason": str(s.reason)}
          for s in p.unresolved() if str(s.reason) != "external"]  # calls out, not flags
 p.close()
 with open(sys.argv[2], "w", encoding="utf-8") as fh:
-    json.dump({"callgraph": cg, "unresolved": sites}, fh)
+    json.dump({"callgraph": cg, "unresolved": sites, "files": summary.files}, fh)
 """
 
 
 def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S,
-                   world: str = "open") -> ToolOutput:
-    """impactlens through its public API, in a child process."""
+                   world: str = "open", instantiate: bool = False) -> ToolOutput:
+    """impactlens through its public API, in a child process; ``instantiate`` adds its
+    instantiate edges (``new C()`` → ``C``, as the TypeScript corpus counts them)."""
 
     def go() -> ToolOutput:
         out_file = root.parent / "impactlens-callgraph.json"
         _, err = _run_child([sys.executable, "-c", _IMPACTLENS_CHILD, str(root), str(out_file),
-                             world], root, timeout)
+                             world, "instantiate" if instantiate else "calls"],
+                            root, timeout)
         if err:
             return ToolOutput(error=err)
         try:
@@ -411,7 +472,8 @@ def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S,
                     with contextlib.suppress(ValueError):
                         f = f.resolve().relative_to(root.resolve())
                 sites.append({**s, "file": f.as_posix()})
-            return ToolOutput(edges=edges_of(data["callgraph"]), unresolved=sites)
+            return ToolOutput(edges=edges_of(data["callgraph"]), unresolved=sites,
+                              files=data.get("files"))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             return ToolOutput(error=f"unreadable impactlens output: {exc}")
 
@@ -421,6 +483,10 @@ def run_impactlens(root: Path, timeout: float = DEFAULT_TIMEOUT_S,
 def run_tool(tool: str, case: Case, timeout: float) -> ToolOutput:
     with tempfile.TemporaryDirectory(prefix="il-cg-") as tmp:
         root = _copy_sources(case, Path(tmp))
+        if case.corpus == "ts":
+            from impactlens.bench import callgraph_ts
+
+            return callgraph_ts.run_tool(tool, case, root, timeout)
         if tool == "pycg":
             return run_pycg(root, case.entry, timeout)
         if tool in _WORLDS:
@@ -445,6 +511,8 @@ def flagged_sites(case: Case, reported: Sequence[dict[str, Any]]) -> list[bool]:
 def score_case(case: Case, output: ToolOutput) -> dict[str, Any]:
     """Per-view counts plus the missing/extra edges (in the ``all`` view)."""
     res: dict[str, Any] = {"error": output.error, "seconds": output.seconds}
+    if output.skipped:
+        res["skipped"] = output.skipped
     for view in VIEWS:
         res[view] = score_sets(view_edges(output.edges, view, case.modules),
                                view_edges(case.expected, view, case.modules))
@@ -465,7 +533,7 @@ def _agg(scores: Sequence[Score]) -> dict[str, Any]:
 def aggregate(cases: Sequence[Case], per_case: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Category, overall (non-dynamic) and dynamic aggregates for one tool."""
     out: dict[str, Any] = {"categories": {}, "overall": {}, "dynamic": {}}
-    cats = sorted({c.category for c in cases}, key=_cat_key)
+    cats = _category_order(cases)
     for cat in cats:
         members = [c for c in cases if c.category == cat]
         out["categories"][cat] = {
@@ -497,9 +565,10 @@ def _jsonable(obj: Any) -> Any:
 
 def run(
     cases_dir: str | Path | None = None,
-    tools: Sequence[str] = TOOLS,
+    tools: Sequence[str] | None = None,
     json_out: bool = False,
     *,
+    corpus: str = "py",
     only: Iterable[str] | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     workers: int = 2,
@@ -507,11 +576,14 @@ def run(
     quiet: bool = False,
 ) -> dict[str, Any]:
     """Run ``tools`` over the corpus, print the tables (or JSON with ``json_out``) unless
-    ``quiet``, and return the report (a JSON-able dict)."""
+    ``quiet``, and return the report (a JSON-able dict). ``corpus``: ``py`` (the default)
+    or ``ts``; ``tools`` default to the corpus's tools."""
+    known = _tools(corpus)
+    tools = tuple(tools) if tools is not None else known
     for tool in tools:
-        if tool not in TOOLS:
-            raise BadInputError(f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
-    cases = load_cases(cases_dir or default_cases_dir(), only)
+        if tool not in known:
+            raise BadInputError(f"unknown tool {tool!r} (known: {', '.join(known)})")
+    cases = load_cases(cases_dir or _default_dir(corpus), only, corpus)
     jobs = [(tool, case) for tool in tools for case in cases]
 
     def one(job: tuple[str, Case]) -> tuple[str, str, dict[str, Any]]:
@@ -528,10 +600,11 @@ def run(
 
     report: dict[str, Any] = {
         "corpus": {
+            "name": corpus,
             "cases": len(cases),
             "by_category": {
                 cat: sum(1 for c in cases if c.category == cat)
-                for cat in sorted({c.category for c in cases}, key=_cat_key)
+                for cat in _category_order(cases)
             },
             "expected_edges": sum(len(c.expected) for c in cases),
             "expect_unresolved_sites": sum(len(c.expect_unresolved) for c in cases),
@@ -543,14 +616,22 @@ def run(
     }
     for tool in tools:
         errors = [r["error"] for r in results[tool].values() if r["error"]]
+        skips = sorted({r["skipped"] for r in results[tool].values() if r.get("skipped")})
         status = "ok"
-        if errors and len(errors) == len(cases):
+        if skips and all(r.get("skipped") for r in results[tool].values()):
+            status = f"skipped: {skips[0]}"
+        elif errors and len(errors) == len(cases):
             status = f"failed on every case: {errors[0]}"
         elif errors:
             status = f"failed on {len(errors)} of {len(cases)} cases"
         info = {"status": status}
         if tool == "pycg":
             info["version"] = pycg_version()
+        if tool == "gitnexus":
+            from impactlens.bench import callgraph_ts
+
+            binary = callgraph_ts.gitnexus_binary()
+            info["version"] = callgraph_ts.gitnexus_version(binary) if binary else "not installed"
         report["tools"][tool] = info
         report["summary"][tool] = aggregate(cases, results[tool])
     for case in cases:
@@ -576,7 +657,10 @@ def render(report: dict[str, Any], console: Any = None) -> None:
     from rich.table import Table
 
     console = console or Console()
-    tools = list(report["tools"])
+    tools = [t for t in report["tools"] if not report["tools"][t]["status"].startswith("skipped")]
+    for tool, info in report["tools"].items():
+        if tool not in tools:
+            console.print(f"[yellow]{tool}[/] {info['status']}")
     corpus = report["corpus"]
     console.print(
         f"[bold]call-graph corpus[/]: {corpus['cases']} cases, "
@@ -585,7 +669,8 @@ def render(report: dict[str, Any], console: Any = None) -> None:
                     + (f", v{report['tools'][t]['version']}" if "version" in report["tools"][t]
                        else "") + ")" for t in tools)
     )
-    for view in ("all", "nobuiltin"):
+    views = ("internal",) if corpus.get("name") == "ts" else ("all", "nobuiltin")
+    for view in views:
         table = Table(title=f"Edge P/R/F1 (micro) — {VIEW_TITLES[view]}")
         table.add_column("category", no_wrap=True)
         table.add_column("cases", justify="right")
@@ -783,37 +868,54 @@ def verify(cases_dir: str | Path | None = None, only: Iterable[str] | None = Non
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="impactlens-bench callgraph",
-        description="Call-graph accuracy on the hand-written corpus (impactlens vs PyCG).",
+        description="Call-graph accuracy on the hand-written corpus (impactlens vs PyCG; "
+                    "with --corpus ts, on TypeScript/JavaScript vs GitNexus).",
     )
+    p.add_argument("--corpus", choices=CORPORA, default="py",
+                   help="py: the Python corpus (bench/callgraph); ts: TypeScript/JavaScript "
+                        "(bench/callgraph-ts)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--only", action="append", metavar="CATEGORY",
                    help="only this category (or category/case); repeatable")
-    p.add_argument("--tools", default=",".join(TOOLS),
-                   help=f"comma-separated tools (default {','.join(TOOLS)})")
+    p.add_argument("--tools", default=None,
+                   help=f"comma-separated tools (default: py {','.join(TOOLS)}; "
+                        "ts impactlens,impactlens-closed,gitnexus)")
     p.add_argument("--cases", metavar="DIR", help="corpus directory (default: the checkout's)")
     p.add_argument("--timeout", type=at_least(0, float, above=True), default=DEFAULT_TIMEOUT_S,
                    help="seconds per tool per case")
     p.add_argument("--workers", type=at_least(1), default=2, help="cases run in parallel")
     p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE")
     p.add_argument("--verify", action="store_true",
-                   help="check the corpus itself (consistency + runtime trace) instead")
+                   help="check the corpus itself instead (py: consistency + runtime trace; "
+                        "ts: consistency, declared symbols, tsc)")
+    p.add_argument("--tsc", metavar="PATH",
+                   help="ts --verify: the TypeScript compiler (default $IMPACTLENS_TSC, "
+                        "/tmp/tsc/node_modules/.bin/tsc, tsc on PATH)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(argv) if argv is not None else None)
     try:
+        if args.verify and args.corpus == "ts":
+            from impactlens.bench import callgraph_ts
+
+            result = callgraph_ts.verify(args.cases, args.only, args.tsc)
+            print(json.dumps(result, indent=2))
+            return 0 if result["ok"] else 1
         if args.verify:
             result = verify(args.cases, args.only)
             print(json.dumps(result, indent=2))
             return 0 if result["ok"] else 1
-        tools = tuple(t.strip() for t in args.tools.split(",") if t.strip())
+        tools = (tuple(t.strip() for t in args.tools.split(",") if t.strip())
+                 if args.tools else None)
         progress = None
         if not args.json and sys.stderr.isatty():
             def progress(msg: str) -> None:
                 sys.stderr.write(f"\r\033[K{msg}")
                 sys.stderr.flush()
-        report = run(args.cases, tools, args.json, only=args.only, timeout=args.timeout,
+        report = run(args.cases, tools, args.json, corpus=args.corpus, only=args.only,
+                     timeout=args.timeout,
                      workers=args.workers, progress=progress, quiet=True)
         if progress:
             sys.stderr.write("\r\033[K")

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from impactlens.bench import installed_binary
 from impactlens.bench.metrics import Score, score_sets
 
 ANALYZE_TIMEOUT_S = 600
@@ -32,13 +33,8 @@ ANALYZE_ATTEMPTS = 3
 
 
 def gitnexus_binary() -> str | None:
-    env = os.environ.get("IMPACTLENS_GITNEXUS")
-    if env and Path(env).exists():
-        return env
-    default = Path("/tmp/gn/node_modules/.bin/gitnexus")
-    if default.exists():
-        return str(default)
-    return shutil.which("gitnexus")
+    return installed_binary("IMPACTLENS_GITNEXUS", "/tmp/gn/node_modules/.bin/gitnexus",
+                            "gitnexus")
 
 
 def _json_out(text: str) -> dict[str, Any] | None:

@@ -1,0 +1,5 @@
+export class A {
+  render(): string {
+    return "a";
+  }
+}

@@ -1,0 +1,9 @@
+function build(name) {
+  return build.normalize(name) + "!";
+}
+
+build.normalize = function normalize(n) {
+  return n.trim();
+};
+
+module.exports = build;

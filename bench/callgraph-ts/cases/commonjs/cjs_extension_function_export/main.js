@@ -1,0 +1,6 @@
+function run() {
+  const build = require("./build.cjs");
+  return build("x") + build.normalize(" y ");
+}
+
+run();

@@ -1,0 +1,3 @@
+const paths = require("./paths");
+
+paths.base(paths.join("a/", "b"));

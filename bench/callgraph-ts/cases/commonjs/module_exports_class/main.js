@@ -1,0 +1,4 @@
+const Logger = require("./logger");
+
+const log = new Logger("app: ");
+log.log("started");

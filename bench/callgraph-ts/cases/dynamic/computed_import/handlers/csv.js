@@ -1,0 +1,3 @@
+exports.handle = function () {
+  return "csv";
+};

@@ -1,0 +1,3 @@
+export function activate(): string {
+  return "beta";
+}

@@ -1,0 +1,8 @@
+import { run as start, stop } from "./lib";
+
+function run(): number {
+  return start() + 1;
+}
+
+run();
+stop();

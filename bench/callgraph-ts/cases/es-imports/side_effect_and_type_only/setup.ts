@@ -1,0 +1,3 @@
+import { register } from "./registry";
+
+register("setup");

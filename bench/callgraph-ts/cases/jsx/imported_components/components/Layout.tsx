@@ -1,0 +1,3 @@
+export default function Layout(props: { children?: unknown }) {
+  return <main>{props.children}</main>;
+}

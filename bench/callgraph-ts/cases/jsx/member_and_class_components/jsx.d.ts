@@ -1,0 +1,6 @@
+declare namespace JSX {
+  interface Element {}
+  interface IntrinsicElements {
+    [name: string]: any;
+  }
+}

@@ -1,0 +1,3 @@
+export function pad(s: string): string {
+  return " " + s;
+}

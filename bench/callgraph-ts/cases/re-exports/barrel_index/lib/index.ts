@@ -1,0 +1,2 @@
+export { pad } from "./format";
+export { parseNum } from "./parse";

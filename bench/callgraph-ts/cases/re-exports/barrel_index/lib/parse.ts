@@ -1,0 +1,3 @@
+export function parseNum(s: string): number {
+  return Number(s);
+}

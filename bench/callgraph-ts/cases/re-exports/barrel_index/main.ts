@@ -1,0 +1,3 @@
+import { pad, parseNum } from "./lib";
+
+pad(String(parseNum("3")));

@@ -1,0 +1,6 @@
+export * from "./circle";
+export * from "./square";
+
+export function describe(): string {
+  return "shapes";
+}

@@ -1,0 +1,3 @@
+export function squareArea(s: number): number {
+  return s * s;
+}

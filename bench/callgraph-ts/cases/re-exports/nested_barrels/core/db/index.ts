@@ -1,0 +1,1 @@
+export { Connection, connect } from "./conn";

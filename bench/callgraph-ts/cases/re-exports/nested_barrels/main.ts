@@ -1,0 +1,4 @@
+import { connect, Connection } from "./core";
+
+const c: Connection = connect();
+c.open();

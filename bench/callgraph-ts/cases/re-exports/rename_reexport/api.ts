@@ -1,0 +1,2 @@
+export { computeTotal as total } from "./impl";
+export { default as report } from "./impl";

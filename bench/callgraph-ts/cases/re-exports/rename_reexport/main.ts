@@ -1,0 +1,4 @@
+import { total, report } from "./api";
+
+total([3]);
+report();

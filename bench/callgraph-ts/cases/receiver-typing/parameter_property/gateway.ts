@@ -1,0 +1,5 @@
+export class Gateway {
+  charge(cents: number): boolean {
+    return cents > 0;
+  }
+}

@@ -1,0 +1,3 @@
+export function help(): string {
+  return "help";
+}

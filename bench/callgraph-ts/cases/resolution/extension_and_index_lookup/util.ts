@@ -1,0 +1,3 @@
+export function fromFile(): string {
+  return "file";
+}

@@ -1,0 +1,3 @@
+export function fromDir(): string {
+  return "dir";
+}

@@ -1,0 +1,5 @@
+import { Entry } from "models";
+import { today } from "utils/date";
+
+new Entry();
+today();

@@ -1,0 +1,5 @@
+import { today } from "utils/date";
+
+export class Entry {
+  created = today();
+}

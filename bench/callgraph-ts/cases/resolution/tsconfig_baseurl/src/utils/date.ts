@@ -1,0 +1,3 @@
+export function today(): string {
+  return "2024-01-01";
+}

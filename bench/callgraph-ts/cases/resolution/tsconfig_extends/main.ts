@@ -1,0 +1,3 @@
+import { nextId } from "~shared/ids";
+
+nextId();

@@ -1,0 +1,3 @@
+export function nextId(): number {
+  return 1;
+}

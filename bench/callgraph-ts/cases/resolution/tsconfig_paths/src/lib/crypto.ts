@@ -1,0 +1,3 @@
+export function hash(s: string): string {
+  return s.split("").reverse().join("");
+}

@@ -1,0 +1,3 @@
+import { login } from "@app/services/auth";
+
+login("ann");

@@ -1,0 +1,3 @@
+import { render } from "@acme/core";
+
+render("<b>");

@@ -1,0 +1,5 @@
+import { words } from "./main";
+
+export function countWords(s: string): number {
+  return words(s).length;
+}

@@ -1,0 +1,3 @@
+export function words(s: string): string[] {
+  return s.split(" ");
+}

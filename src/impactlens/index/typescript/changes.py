@@ -13,6 +13,7 @@ own statements (a ``method-body`` change of the module).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,9 +71,12 @@ def _facts(text: str, path: str, which: str) -> TsFacts:
 
 
 def _keyed(facts: TsFacts) -> dict[tuple[str, int], Def]:
+    """Definitions by (qual, occurrence); parameter properties are the constructor's."""
     out: dict[tuple[str, int], Def] = {}
     seen: dict[str, int] = {}
     for d in facts.defs:
+        if d.accessor == "param":
+            continue
         n = seen.get(d.qual, 0)
         seen[d.qual] = n + 1
         out[(d.qual, n)] = d
@@ -88,8 +92,16 @@ def _lines(text: str, d: Def) -> list[str]:
     return text.splitlines()[d.line - 1: d.end]
 
 
+_EXPORT = re.compile(r"^\s*export\s+(default\s+)?")
+
+
 def _body_text(text: str, d: Def) -> str:
-    return "\n".join(x.strip() for x in _lines(text, d))
+    """The definition's lines, stripped, without the ``export`` keyword (exported-ness is
+    its own change)."""
+    lines = [x.strip() for x in _lines(text, d)]
+    if lines and not d.parent:
+        lines[0] = _EXPORT.sub("", lines[0])
+    return "\n".join(lines)
 
 
 def _own_lines(text: str, facts: TsFacts) -> list[str]:
@@ -192,6 +204,9 @@ def _compare(old: Def, new: Def, before: str, after: str, qual: Any, path: str,
             return AtomicChange(ctype, qual(new.qual), path, rng, old.signature,
                                 new.signature, kind=kind, what=_describe_params(old, new),
                                 before_params=bp, after_params=ap)
+        parent = ak.get((new.parent, 0))
+        if parent is not None and parent.kind == INTERFACE:
+            return None  # a member signature has no body
         if _body_text(before, old) == _body_text(after, new):
             return None
         return AtomicChange(ChangeType.METHOD_BODY, qual(new.qual), path, rng, old.signature,

@@ -50,7 +50,7 @@ class Def:
     exported: bool = False
     extends: tuple[Ref, ...] = ()  # classes: `extends`; interfaces: their bases
     implements: tuple[Ref, ...] = ()
-    accessor: str = ""  # get | set | static ("" otherwise)
+    accessor: str = ""  # get | set | static; "param": a constructor parameter property
     type: str = ""  # fields and variables: the declared or constructed type's text
     value: Ref | None = None  # variables: what they are bound to (a name, `new C()`)
 

@@ -369,7 +369,8 @@ class _Walker:
                 for p in params:
                     if p.prop:
                         self.defs.append(Def(f"{cls}.{p.name}", FIELD, line, line,
-                                             p.name, None, cls, type=p.type))
+                                             p.name, None, cls, accessor="param",
+                                             type=p.type))
             self._params_locals(m, qual)
             body = m.child_by_field_name("body")
             if body is not None:

@@ -17,7 +17,7 @@ import hashlib
 import os
 import pickle
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -161,6 +161,20 @@ class FactsLookup:
         implement an interface) consults ``*``, re-resolved whenever any file changes."""
         self.consulted.add(EVERY_FILE)
         return sorted(set(self._module_paths.values()))
+
+    def child(self) -> FactsLookup:
+        """A lookup over the same facts that records afresh (what one cached answer read)."""
+        child = FactsLookup(self._by_path, self._store, self._module_paths, self._collect)
+        return child
+
+    def replay(self, consulted: Iterable[str], reads: Iterable[tuple[str, set[str]]]
+               ) -> None:
+        """Record what a cached answer consulted and read as this lookup's own."""
+        self.consulted.update(consulted)
+        for path, keys in reads:
+            view = self.path(path, record=False)
+            if view is not None:
+                view.reads.update(keys)
 
     def shared(self) -> dict[str, Any]:
         """A cache shared by every lookup over the same facts in one run (what a question

@@ -40,8 +40,8 @@ class TypeScriptFrontend:
         name = path.rpartition("/")[2]
         if ".min." in name or name.endswith((".bundle.js", "-bundle.js")):
             return Skip("minified (file name)")
-        if _GENERATED.search(data[:600]):
-            return Skip("generated (header says so)")
+        if _GENERATED.search(_leading_comments(data[:2000])):
+            return Skip("generated (its header comment says so)")
         lines = data.count(b"\n") + 1
         longest = max((len(x) for x in data.split(b"\n")), default=0) if len(data) > MAX_LINE \
             else 0
@@ -101,6 +101,18 @@ class TypeScriptFrontend:
         from impactlens.index.typescript.changes import classify
 
         return classify(before, after, path, module, settings)
+
+
+def _leading_comments(head: bytes) -> bytes:
+    """The comment lines a file starts with (where a generator says it wrote the file)."""
+    out = []
+    for line in head.split(b"\n"):
+        s = line.strip()
+        if s.startswith((b"//", b"/*", b"*", b"#!")) or not s:
+            out.append(s)
+        else:
+            break
+    return b"\n".join(out)
 
 
 def is_test_file(path: str) -> bool:

@@ -218,11 +218,19 @@ def _errors(root: Any) -> tuple[int, ...]:
     while todo:
         n = todo.pop()
         if n.type == "ERROR" or n.is_missing:
-            out.add(n.start_point[0] + 1)
+            if not _recovered(n):
+                out.add(n.start_point[0] + 1)
             continue
         if n.has_error:
             todo.extend(n.children)
     return tuple(sorted(out))
+
+
+def _recovered(n: Any) -> bool:
+    """A newer syntax the grammar does not know but the walker reads all the same:
+    ``export type * from`` (TypeScript 5)."""
+    parent = n.parent
+    return n.text == b"type" and parent is not None and parent.type == "export_statement"
 
 
 def extract(path: str, data: bytes, module: str, is_test: bool) -> TsFacts:

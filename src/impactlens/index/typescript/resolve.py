@@ -94,12 +94,21 @@ class _Ctx:
         return f"{self.module}.{qual}" if qual else self.module
 
 
+def _portable(sym: Sym | None) -> Any:
+    """A symbol by its file's path (not another lookup's view of its facts)."""
+    if sym is None or sym[0] == "ext":
+        return sym
+    return (sym[0], sym[1].path, *sym[2:])
+
+
 class Resolver:
     def __init__(self, facts: TsFacts, lookup: Any) -> None:
         self.lookup = lookup
         self.me = _Ctx(facts, lookup)
         self._ctx: dict[str, _Ctx] = {facts.path: self.me}
         self._impl: dict[str, list[tuple[str, str]]] | None = None
+        self._specs: dict[tuple[str, str], Any] = {}
+        self._shared: dict[str, Any] = lookup.shared() if hasattr(lookup, "shared") else {}
 
     # ------------------------------------------------------------- contexts
     def ctx(self, facts: Any) -> _Ctx:
@@ -109,7 +118,10 @@ class Resolver:
         return got
 
     def module_facts(self, cx: _Ctx, spec: str) -> Any:
-        return resolve_spec(self.lookup, cx.path, spec)
+        key = (cx.path, spec)
+        if key not in self._specs:
+            self._specs[key] = resolve_spec(self.lookup, cx.path, spec)
+        return self._specs[key]
 
     # -------------------------------------------------------------- binding
     def bind(self, cx: _Ctx, name: str, scope: str, hops: int = 0) -> Sym | None:
@@ -130,9 +142,45 @@ class Resolver:
         return self.export(target, imp.name, hops + 1)
 
     def export(self, facts: Any, name: str, hops: int = 0) -> Sym | None:
-        """The symbol ``facts``'s module exports as ``name``."""
+        """The symbol ``facts``'s module exports as ``name``.
+
+        Barrels make this the hot question (every importer of an ``index.ts`` with many
+        ``export *`` asks it), so one run answers each (module, name) once: the answer is
+        kept with what computing it consulted and read, and every later asker records those
+        as its own (its resolution depends on them as if it had asked)."""
         if hops > _MAX_HOPS or not isinstance(got_facts(facts), TsFacts):
             return None
+        if not hasattr(self.lookup, "child"):
+            return self._export(facts, name, hops)
+        cache = self._shared.setdefault("ts-exports", {})
+        busy = self._shared.setdefault("ts-exports-busy", set())
+        key = (facts.path, name)
+        got = cache.get(key)
+        if got is None:
+            if key in busy:
+                return None  # an `export *` cycle
+            busy.add(key)
+            try:
+                child = self.lookup.child()
+                sub = Resolver(got_facts(child.path(facts.path, record=False)), child)
+                sym = sub._export(child.path(facts.path, record=False), name, 0)
+            finally:
+                busy.discard(key)
+            got = (_portable(sym), frozenset(child.consulted), tuple(child.reads()))
+            cache[key] = got
+        desc, consulted, reads = got
+        self.lookup.replay(consulted, reads)
+        return self._rehydrate(desc)
+
+    def _rehydrate(self, desc: Any) -> Sym | None:
+        if desc is None or desc[0] == "ext":
+            return desc  # type: ignore[no-any-return]
+        facts = self.lookup.path(desc[1], record=False)
+        if facts is None:
+            return None
+        return (desc[0], facts, *desc[2:])
+
+    def _export(self, facts: Any, name: str, hops: int) -> Sym | None:
         cx = self.ctx(facts)
         local = cx.exports.get(name)
         if local is not None:

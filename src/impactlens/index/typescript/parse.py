@@ -39,6 +39,12 @@ _HOOKS = frozenset({"beforeEach", "beforeAll", "before", "setup"})
 _FUNC_VALUES = frozenset({"arrow_function", "function_expression", "function",
                           "generator_function"})
 _CLASS_DECLS = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+# subtrees that hold no call, construction or JSX element (types, literals, comments)
+_NO_SITES = frozenset({"type_annotation", "type_arguments", "type_parameters", "string",
+                       "number", "comment", "identifier", "property_identifier",
+                       "predefined_type", "type_identifier", "regex", "true", "false", "null",
+                       "undefined", "this", "shorthand_property_identifier", "statement_identifier",
+                       "jsx_text", "escape_sequence", "string_fragment", "hash_bang_line"})
 _MAX_DEPTH = 400  # deeper trees (generated code) stop being walked, not crash the worker
 
 
@@ -306,7 +312,9 @@ class _Walker:
             elif t in ("function_declaration", "generator_function_declaration") and n is not node:
                 self.function(n, scope, (), d, False)
                 continue
-            todo.extend((c, d + 1) for c in reversed(n.named_children))
+            if n.named_child_count:
+                todo.extend([(c, d + 1) for c in n.named_children
+                             if c.type not in _NO_SITES][::-1])
 
     # ----------------------------------------------------------- definitions
     def _qual(self, prefix: tuple[str, ...], name: str) -> str:

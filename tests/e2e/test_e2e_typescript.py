@@ -141,3 +141,30 @@ def test_tests_command_prints_jest_ids_by_file_and_name(repo):
     assert r.exit_code == 0, r.output
     assert "src/use.test.ts > doubles" in r.output
     assert "src/core.test.ts" not in r.output
+
+
+@pytest.mark.parametrize(("runner", "head"), [("jest", "npx jest"), ("vitest", "npx vitest run")])
+def test_tests_format_gives_the_runners_files_and_name_pattern(repo, runner, head):
+    edit(repo, "src/core.ts", "const total = a + b;", "const total = b + a;")
+    r = CliRunner().invoke(main, ["tests", "--repo", str(repo), "--format", runner],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    line = r.output.strip().splitlines()[-1]
+    assert line.startswith(f"{head} src/core.test.ts src/use.test.ts -t ")
+    pattern = line.split(" -t ", 1)[1].strip("'")
+    import re
+
+    assert re.fullmatch(pattern, "core computes") and re.fullmatch(pattern, "runs")
+    assert not re.fullmatch(pattern, "doubles")
+
+
+def test_runner_commands_match_each_tables_and_keep_python_ids_apart():
+    from impactlens.cli.analyze_cmds import runner_commands
+
+    got = runner_commands(["a.test.ts > math > adds %i and $b", "tests/test_x.py::test_y"],
+                          "jest")
+    assert got[1] == "python -m pytest tests/test_x.py::test_y"
+    pattern = got[0].split(" -t ", 1)[1].strip("'")
+    import re
+
+    assert re.fullmatch(pattern, "math adds 3 and 4")

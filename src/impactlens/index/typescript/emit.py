@@ -151,10 +151,30 @@ class Emitter:
                                                                           METHOD):
             return
         dst = self.r.sym_id(sym)
-        if dst == self._src(s.scope):
+        src = self._src(s.scope)
+        if dst == src:
             return
-        self.edges.add(Edge(self._src(s.scope), dst, EdgeKind.USE, self.f.path, s.line,
+        self.edges.add(Edge(src, dst, EdgeKind.USE, self.f.path, s.line,
                             Resolution.EXACT, '{"access":"read"}'))
+        if s.callee is not None and self.r.kind_of(sym) in (FUNCTION, METHOD):
+            self._passed(s, src, dst)
+
+    def _passed(self, s: Any, src: str, dst: str) -> None:
+        """A function passed as an argument is called by whoever calls that parameter: a
+        repository function that calls it, or — handed to the environment or a package
+        (``arr.map(f)``, ``setTimeout(f)``) — the passing scope itself (inferred)."""
+        targets, _reason, _name = call_targets(self.r, self.cx, s.callee, s.scope)
+        repo = [t for t, _ in targets if t[0] == "def"
+                and self.r.kind_of(t) in (FUNCTION, METHOD)]
+        if not repo:
+            self.edges.add(Edge(src, dst, EdgeKind.CALL, self.f.path, s.line,
+                                Resolution.INFERRED))
+            self._note(s.scope, dst, Resolution.INFERRED, s.line)
+            return
+        for t in repo:
+            if self.r.calls_parameter(t, s.nargs):
+                self.edges.add(Edge(self.r.sym_id(t), dst, EdgeKind.CALL, self.f.path, s.line,
+                                    Resolution.INFERRED))
 
     def _call(self, s: Any) -> None:
         r, f = self.r, self.f

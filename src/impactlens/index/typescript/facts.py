@@ -53,6 +53,7 @@ class Def:
     accessor: str = ""  # get | set | static; "param": a constructor parameter property
     type: str = ""  # fields and variables: the declared or constructed type's text
     value: Ref | None = None  # variables: what they are bound to (a name, `new C()`)
+    returns: str = ""  # functions and methods: the return annotation's class-like name
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,7 @@ class Site:
     nargs: int = 0
     spread: bool = False
     text: str = ""
+    callee: Ref | None = None  # a `ref` passed as an argument: the call it is passed to
 
 
 @dataclass(frozen=True, slots=True)

@@ -140,7 +140,7 @@ def type_name(node: Any) -> str:
     if node.type == "type_annotation":
         inner = node.named_children
         return type_name(inner[0]) if inner else ""
-    if node.type in ("type_identifier", "identifier"):
+    if node.type in ("type_identifier", "identifier", "this_type"):
         return text(node)
     if node.type == "nested_type_identifier":
         return text(node)
@@ -333,7 +333,8 @@ class _Walker:
             prefix = tuple(scope.split("."))
         qual = self._qual(prefix, name)
         self._add(Def(qual, FUNCTION, node.start_point[0] + 1, node.end_point[0] + 1,
-                      signature_of(node), params_of(node), ".".join(prefix), exported),
+                      signature_of(node), params_of(node), ".".join(prefix), exported,
+                      returns=type_name(node.child_by_field_name("return_type"))),
                   exported and not scope)
         self._params_locals(node, qual)
         self._body(node, qual, depth)
@@ -380,7 +381,8 @@ class _Walker:
             qual = f"{cls}.{name}"
             params = params_of(m)
             self.defs.append(Def(qual, METHOD, line, end, signature_of(m), params, cls,
-                                 accessor=accessor or ("static" if static else "")))
+                                 accessor=accessor or ("static" if static else ""),
+                                 returns=type_name(m.child_by_field_name("return_type"))))
             if name == "constructor":
                 for p in params:
                     if p.prop:
@@ -434,6 +436,10 @@ class _Walker:
                 self.klass(value, scope, prefix, depth, exported, name)
                 continue
             if value is not None and self._require(value, name_node, scope):
+                continue
+            spec = _dynamic_import_spec(value)
+            if spec is not None:  # `const m = await import("./x")`: a namespace binding
+                self.imports.append(Import(name, spec, "*", d.start_point[0] + 1, "dynamic"))
                 continue
             typ = type_name(ann)
             if not typ and value is not None and value.type == "new_expression":
@@ -613,9 +619,10 @@ class _Walker:
             nargs = 1
         self.sites.append(Site(scope, line, "call", target, nargs, spread,
                                short(text(node), 80)))
-        for a in argv:
+        for i, a in enumerate(argv):
             if a.type in ("identifier", "member_expression"):
-                self.sites.append(Site(scope, a.start_point[0] + 1, "ref", ref_of(a)))
+                self.sites.append(Site(scope, a.start_point[0] + 1, "ref", ref_of(a), i,
+                                       callee=target))
         return False
 
     def new(self, node: Any, scope: str) -> None:
@@ -643,7 +650,7 @@ class _Walker:
     # --------------------------------------------------------------- tests
     def _test_call(self, node: Any, fn: Any, args: Any, scope: str, depth: int) -> bool:
         head, _each = _test_head(fn)
-        if head is None or args is None:
+        if head is None or args is None or self._bound(fn):
             return False
         argv = [a for a in args.named_children if a.type != "comment"]
         title = string_value(argv[0]) if argv else None
@@ -682,6 +689,18 @@ class _Walker:
             return True
         return False
 
+    def _bound(self, fn: Any) -> bool:
+        """Whether the called name is the file's own (an import or a definition named
+        `describe`), not the test runner's."""
+        root = fn
+        while root.type in ("member_expression", "call_expression"):
+            root = root.child_by_field_name("object") or root.child_by_field_name("function")
+            if root is None:
+                return False
+        name = text(root)
+        return any(i.local == name for i in self.imports) or any(
+            d.qual == name for d in self.defs)
+
     def _titles(self) -> tuple[str, ...]:
         return self._frames[-1].titles if self._frames else ()
 
@@ -711,6 +730,19 @@ def _base_type(node: Any) -> Any:
     if node.type == "generic_type":
         return node.child_by_field_name("name") or node.named_children[0]
     return node
+
+
+def _dynamic_import_spec(node: Any) -> str | None:
+    if node is None:
+        return None
+    if node.type == "await_expression" and node.named_children:
+        node = node.named_children[0]
+    if node.type != "call_expression":
+        return None
+    fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if fn is None or fn.type != "import" or args is None or not args.named_children:
+        return None
+    return string_value(args.named_children[0])
 
 
 def _require_spec(node: Any) -> str | None:

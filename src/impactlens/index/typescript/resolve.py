@@ -343,7 +343,11 @@ class Resolver:
             return [c] if c is not None else []
         if tag == "new":
             c = self.value(cx, ref[1], scope, hops + 1)
+            if c is not None and c[0] == "ns":  # `new (require("./x"))()`: its default
+                c = self.export(c[1], "default")
             return [c] if c is not None and c[0] == "def" and self._is_class(c) else []
+        if tag == "call":
+            return self._returned(cx, ref[1], scope, hops)
         if tag == "n":
             return self._name_instances(cx, ref[1], scope, hops)
         if tag == "m":
@@ -360,6 +364,33 @@ class Resolver:
                         out.append(t)
             return out
         return []
+
+    def _returned(self, cx: _Ctx, fn: Ref, scope: str, hops: int) -> list[Sym]:
+        """Instances a call returns, by the callee's return annotation (``this``: the
+        receiver's own class)."""
+        targets: list[tuple[Sym, list[Sym]]] = []
+        sym = self.value(cx, fn, scope, hops + 1)
+        if sym is not None and sym[0] == "def":
+            owner = self.class_of_scope(self.ctx(sym[1]), sym[2].rpartition(".")[0])
+            targets.append((sym, [owner] if owner is not None else []))
+        elif fn[0] == "m":
+            for c in self.instances(cx, fn[1], scope, hops + 1):
+                m = self.find_member(c, fn[2])
+                if m is not None:
+                    targets.append((m, [c]))
+        out: list[Sym] = []
+        for m, receivers in targets:
+            mcx = self.ctx(m[1])
+            d = mcx.defs.get(m[2])
+            if d is None or not d.returns:
+                continue
+            if d.returns == "this":
+                out.extend(receivers)
+                continue
+            t = self.type_sym(mcx, d.returns, d.parent or m[2])
+            if t is not None:
+                out.append(t)
+        return out
 
     def _name_instances(self, cx: _Ctx, name: str, scope: str, hops: int) -> list[Sym]:
         q = scope
@@ -382,6 +413,17 @@ class Resolver:
                 if d.value is not None and d.value[0] == "new":
                     return self.instances(vcx, d.value, d.parent, hops + 1)
         return []
+
+    def calls_parameter(self, fn: Sym, index: int) -> bool:
+        """Whether the function ``fn`` calls its ``index``-th parameter in its body."""
+        fcx = self.ctx(fn[1])
+        d = fcx.defs.get(fn[2])
+        if d is None or d.params is None or index >= len(d.params):
+            return False
+        name = d.params[index].name
+        return any(site.kind == "call" and site.target == ("n", name)
+                   and (site.scope == d.qual or site.scope.startswith(d.qual + "."))
+                   for site in fn[1].sites)
 
     def _is_class(self, sym: Sym) -> bool:
         d = self.ctx(sym[1]).defs.get(sym[2])

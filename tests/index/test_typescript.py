@@ -225,3 +225,29 @@ def test_incremental_reindex_follows_a_moved_export(indexed):
         s = q.index()
         assert not s.full
         assert "src/lib/math.grand" in _calls(q, "src/service.Service.charge")
+
+
+def test_template_methods_and_return_types_and_callbacks(indexed):
+    p = indexed({
+        "src/report.ts": (
+            "export abstract class Report {\n"
+            "  abstract body(): string;\n"
+            "  render() { return this.body(); }\n"
+            "}\n"
+            "export class Csv extends Report { body() { return 'a,b'; } }\n"
+            "export class Html extends Report { body() { return '<p/>'; } }\n"
+            "export class Query { where(): this { return this; } run() { return 1; } }\n"
+            "export function query(): Query { return new Query(); }\n"
+            "function twice(fn: () => number) { return fn() + fn(); }\n"
+            "function one() { return 1; }\n"
+            "function tick() {}\n"
+            "export function main() { query().where().run(); twice(one); setTimeout(tick); }\n"),
+    })
+    render = {e.dst: e.resolution
+              for e in p.store.out_edges("src/report.Report.render", frozenset({EdgeKind.CALL}))}
+    assert render == {"src/report.Csv.body": Resolution.AMBIGUOUS,
+                      "src/report.Html.body": Resolution.AMBIGUOUS}
+    main = _calls(p, "src/report.main")
+    assert {"src/report.query", "src/report.Query.where", "src/report.Query.run",
+            "src/report.twice", "src/report.tick"} <= set(main)
+    assert "src/report.one" in _calls(p, "src/report.twice")  # it calls its parameter

@@ -50,7 +50,9 @@ class Def:
     exported: bool = False
     extends: tuple[Ref, ...] = ()  # classes: `extends`; interfaces: their bases
     implements: tuple[Ref, ...] = ()
-    accessor: str = ""  # get | set | static; "param": a constructor parameter property
+    # get | set | static | abstract (a method without a body); "param": a constructor
+    # parameter property
+    accessor: str = ""
     type: str = ""  # fields and variables: the declared or constructed type's text
     value: Ref | None = None  # variables: what they are bound to (a name, `new C()`)
     returns: str = ""  # functions and methods: the return annotation's class-like name

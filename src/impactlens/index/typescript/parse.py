@@ -380,8 +380,10 @@ class _Walker:
             static = any(c.type == "static" or text(c) == "static" for c in m.children)
             qual = f"{cls}.{name}"
             params = params_of(m)
+            abstract = m.child_by_field_name("body") is None and t != "method_signature"
             self.defs.append(Def(qual, METHOD, line, end, signature_of(m), params, cls,
-                                 accessor=accessor or ("static" if static else ""),
+                                 accessor=accessor or ("static" if static else "")
+                                 or ("abstract" if abstract else ""),
                                  returns=type_name(m.child_by_field_name("return_type"))))
             if name == "constructor":
                 for p in params:

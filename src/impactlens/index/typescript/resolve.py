@@ -414,6 +414,26 @@ class Resolver:
                     return self.instances(vcx, d.value, d.parent, hops + 1)
         return []
 
+    def dispatch(self, cls: Sym, name: str, res: Resolution) -> list[tuple[Sym, Resolution]]:
+        """Targets of ``name`` called on an instance of ``cls``: the member its hierarchy
+        gives; when that is abstract or absent (a template method calling what subclasses
+        supply), the subclasses' own members instead, ambiguous. Only then are the
+        subclasses looked for (a question about every file)."""
+        got = self.find_member(cls, name)
+        if got is not None and self.ctx(got[1]).defs[got[2]].accessor != "abstract":
+            return [(got, res)]
+        if self.kind_of(cls) != CLASS:
+            return [(got, res)] if got is not None else []
+        out = []
+        for sub in self.implementers(cls):
+            q = f"{sub[2]}.{name}"
+            d = self.ctx(sub[1]).defs.get(q)
+            if d is not None and d.accessor != "abstract":
+                out.append((("def", sub[1], q), Resolution.AMBIGUOUS))
+        if not out and got is not None:
+            return [(got, res)]
+        return out
+
     def calls_parameter(self, fn: Sym, index: int) -> bool:
         """Whether the function ``fn`` calls its ``index``-th parameter in its body."""
         fcx = self.ctx(fn[1])
@@ -477,8 +497,9 @@ def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
         return [], UnresolvedReason.UNKNOWN_RECEIVER.value, prop
     if base[0] == "this":
         cls = r.class_of_scope(cx, scope)
-        got = r.find_member(cls, prop) if cls is not None else None
-        return ([(got, Resolution.EXACT)] if got is not None else []), "", ""
+        if cls is None:
+            return [], "", ""
+        return r.dispatch(cls, prop, Resolution.EXACT), "", ""
     owner = r.value(cx, base, scope)
     if owner is not None:
         if owner[0] == "ext":
@@ -500,10 +521,8 @@ def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
             if own is not None:
                 out.append((own, Resolution.AMBIGUOUS if impls else Resolution.INFERRED))
             continue
-        m = r.find_member(c, prop)
-        if m is not None:
-            exact = base[0] == "new"
-            out.append((m, Resolution.EXACT if exact else Resolution.INFERRED))
+        out.extend(r.dispatch(c, prop, Resolution.EXACT if base[0] == "new"
+                              else Resolution.INFERRED))
     if out:
         return out, "", ""
     root = _root(base)

@@ -223,6 +223,15 @@ def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
             for p in paths]
 
 
+def every_file_changed(old: Any, new: Any) -> bool:
+    """Whether an edit may change an answer about every file (``EVERY_FILE``): which
+    classes extend or implement which (``heritage()`` of a language's facts)."""
+    h_old, h_new = getattr(old, "heritage", None), getattr(new, "heritage", None)
+    if h_old is None and h_new is None:
+        return False
+    return h_old is None or h_new is None or h_old() != h_new()
+
+
 def readers_of_change(store: Store, path: str, module: str, old: Any, new: Any) -> set[str]:
     """Files whose stored resolution may differ once ``path``'s facts go from ``old`` (what
     they were resolved against) to ``new``: those that consulted ``path`` and read a part
@@ -405,7 +414,8 @@ class Indexer:
             keys = {"/" + p for p in [*coarse, *deleted]}
             keys |= {modules[p] for p in coarse} | {stored[p] for p in deleted}
             keys |= {stored[p] for p in renamed}
-            if changed or deleted:
+            if coarse or deleted or any(every_file_changed(old_facts[p], f)
+                                        for p, f in edited.items()):
                 keys.add(EVERY_FILE)
             to_resolve = set(changed) | store.dependents_of_modules(keys)
             for p, facts in edited.items():

@@ -114,6 +114,11 @@ class TsFacts:
     lines: int = 0
     errors: tuple[int, ...] = ()  # lines of syntax errors the parser recovered from
 
+    def heritage(self) -> tuple[tuple[str, tuple[Ref, ...], tuple[Ref, ...]], ...]:
+        """Each class's ``extends`` and ``implements`` (what a question about every file,
+        which classes implement an interface, reads of each)."""
+        return tuple((d.qual, d.extends, d.implements) for d in self.defs if d.kind == CLASS)
+
 
 @dataclass(frozen=True, slots=True)
 class ConfigFacts:

@@ -558,3 +558,58 @@ def test_the_index_never_shows_up_in_git_status(indexed):
                              "--untracked-files=all"], capture_output=True, text=True, check=True)
     assert status.stdout == ""  # `.impactlens/` ignores itself: `git add -A` adds no database
     assert (root / ".impactlens" / ".gitignore").read_text().endswith("*\n")
+
+
+TS_BASE = {
+    **BASE,
+    "tsconfig.json": '{"compilerOptions": {"baseUrl": "web"}}\n',
+    "web/lib/price.ts": "export function price(n: number, extra = 0) { return n + extra; }\n"
+                        "export class Till { ring(n: number) { return price(n); } }\n",
+    "web/lib/index.ts": "export * from './price';\n",
+    "web/cart.ts": "import { price, Till } from './lib';\n"
+                   "export class Cart { constructor(private till: Till) {}\n"
+                   "  total() { return this.till.ring(price(1)); } }\n",
+    "web/cart.test.ts": "import { Cart } from './cart';\nimport { Till } from 'lib/price';\n"
+                        "it('totals', () => { new Cart(new Till()).total(); });\n",
+}
+TS_EDITS = [
+    ("web/lib/price.ts", "export function price(n: number) { return n; }\n"),
+    ("web/lib/price.ts", None),
+    ("web/lib/index.ts", "export { price } from './price';\n"),
+    ("web/lib/index.ts", None),
+    ("web/lib/index/index.ts", "export * from '../price';\n"),
+    ("web/cart.ts", "import { price } from 'lib/price';\nexport class Cart {\n"
+                    "  total() { return price(2); } }\n"),
+    ("web/cart.test.ts", "describe('cart', () => { it('is empty', () => {}); });\n"),
+    ("web/lib/price.ts", "export function price(n: number { \n"),
+    ("tsconfig.json", '{"compilerOptions": {"paths": {"lib/*": ["web/lib/*"]}}}\n'),
+    ("web/lib/price.ts", TS_BASE["web/lib/price.ts"]),
+    EDITS[0],
+    # which classes implement an interface: an interface-typed receiver reads every file
+    ("web/ring.ts", "export interface Ringer { ring(n: number): number }\n"
+                    "export function use(r: Ringer) { return r.ring(1); }\n"),
+    ("web/lib/price.ts", "import { Ringer } from '../ring';\n"
+                         "export function price(n: number) { return n; }\n"
+                         "export class Till implements Ringer { ring(n: number) { return n; } }\n"),
+    ("web/lib/price.ts", "import { Ringer } from '../ring';\n"
+                         "export function price(n: number) { return n; }\n"
+                         "export class Till { ring(n: number) { return n; } }\n"),
+]
+
+
+def test_incremental_equals_full_on_typescript_edit_sequences(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    _incremental_equals_full(indexed, TS_BASE, TS_EDITS, 5)
+
+
+def test_an_implements_clause_edited_re_resolves_the_interfaces_callers(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    base = {**TS_BASE, "web/ring.ts": TS_EDITS[-3][1], "web/lib/price.ts": TS_EDITS[-2][1]}
+    root = indexed(base).root
+    assert any(e.dst == "web/lib/price.Till.ring"
+               for e in Project(root).store.out_edges("web/ring.use"))
+    _apply(root, *TS_EDITS[-1])  # Till no longer implements Ringer: ring.ts is not edited
+    Project(root).index()
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -200,10 +202,15 @@ def _print(answer: Answer, data: dict[str, Any], fmt: str, settings: Settings, *
               help="Print the ids as pytest names them: relative to its rootdir (e.g. tests/ "
                    "when pytest.ini sits there), as in its reports and --deselect. Default: "
                    "repository paths, which pytest accepts as arguments from the root.")
+@click.option("--format", "runner", type=click.Choice(["ids", "jest", "vitest"]),
+              default="ids", show_default=True,
+              help="ids: one per line; jest/vitest: the command running the selected "
+                   "JavaScript/TypeScript tests (their files plus a -t name pattern), and "
+                   "the pytest command for the Python ones.")
 def tests_cmd(
     before: Path | None, after: Path | None, path: str | None, diff: str | None,
     rev: str | None, task: str | None, as_of: str | None, repo: Path, run: bool,
-    as_json: bool, node_ids: bool,
+    as_json: bool, node_ids: bool, runner: str = "ids",
 ) -> None:
     """The targeted validation set of a proposed edit: pytest node ids, one per line."""
     from impactlens.index.python import pytest_config
@@ -223,6 +230,9 @@ def tests_cmd(
     shown = [pytest_config.node_id(t, base) for t in ids] if node_ids else ids
     if as_json:
         echo_json(shown)
+    elif runner != "ids" and not run:
+        for line in runner_commands(shown, runner):
+            click.echo(line)
     elif not run:
         for tid in shown:
             click.echo(tid)
@@ -240,6 +250,34 @@ def tests_cmd(
         click.echo(f"impactlens: WARNING: pytest collected none of the {len(ids)} selected "
                    f"tests (exit code {proc.returncode}; rootdir {base or '.'}/)", err=True)
     click.get_current_context().exit(proc.returncode)
+
+
+_JS_ID = " > "  # a Jest/Vitest test id: `file > describe > test`
+_PLACEHOLDER = re.compile(r"%[sdifjoOp#%]|\$[A-Za-z_][\w.]*")
+
+
+def runner_commands(ids: list[str], runner: str) -> list[str]:
+    """Shell commands running ``ids``: ``npx jest|vitest run FILES -t PATTERN`` for the
+    JavaScript/TypeScript ones (the pattern matches each test's full name, its describe
+    titles and its own joined by spaces, as the runner's ``-t`` does; an ``.each`` name's
+    placeholders match anything) and ``python -m pytest IDS`` for the rest."""
+    js = [t for t in ids if _JS_ID in t]
+    py = [t for t in ids if _JS_ID not in t]
+    out = []
+    if js:
+        files = sorted({t.split(_JS_ID, 1)[0] for t in js})
+        names = sorted({" ".join(t.split(_JS_ID)[1:]) for t in js})
+        pattern = "|".join(_name_pattern(n) for n in names)
+        cmd = ["npx", "jest"] if runner == "jest" else ["npx", "vitest", "run"]
+        out.append(shlex.join([*cmd, *files, "-t", f"^({pattern})$"]))
+    if py:
+        out.append(shlex.join(["python", "-m", "pytest", *py]))
+    return out
+
+
+def _name_pattern(name: str) -> str:
+    parts = _PLACEHOLDER.split(name)
+    return ".*".join(re.escape(p) for p in parts)
 
 
 def _example_dir() -> Path:

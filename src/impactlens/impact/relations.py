@@ -38,7 +38,7 @@ RELATION_TABLE: Mapping[ChangeType, tuple[Relation, ...]] = MappingProxyType({
                         R.OVERRIDES, R.OVERRIDDEN_BY),
 })
 
-CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__"})
+CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor"})  # Python, TypeScript
 
 # Relations that admit a site observing what it references (a caller, reader,
 # instantiator): what changes there is its behaviour, not its signature, its place in a

@@ -17,7 +17,7 @@ import os
 import pickle
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -166,6 +166,20 @@ class FactsLookup:
         self.consulted.add(EVERY_FILE)
         return sorted(set(self._module_paths.values()))
 
+    def child(self) -> FactsLookup:
+        """A lookup over the same facts that records afresh (what one cached answer read)."""
+        child = FactsLookup(self._by_path, self._store, self._module_paths, self._collect)
+        return child
+
+    def replay(self, consulted: Iterable[str], reads: Iterable[tuple[str, set[str]]]
+               ) -> None:
+        """Record what a cached answer consulted and read as this lookup's own."""
+        self.consulted.update(consulted)
+        for path, keys in reads:
+            view = self.path(path, record=False)
+            if view is not None:
+                view.reads.update(keys)
+
     def shared(self) -> dict[str, Any]:
         """A cache shared by every lookup over the same facts in one run (what a question
         about every file computes once)."""
@@ -211,6 +225,15 @@ def _resolve_chunk(paths: list[str]) -> list[tuple[str, ResolutionRows, str]]:
     by_path, module_paths, collect = _FORK_STATE
     return [(p, *_resolve_rows(p, by_path[p], FactsLookup(by_path, None, module_paths, collect)))
             for p in paths]
+
+
+def every_file_changed(old: Any, new: Any) -> bool:
+    """Whether an edit may change an answer about every file (``EVERY_FILE``): which
+    classes extend or implement which (``heritage()`` of a language's facts)."""
+    h_old, h_new = getattr(old, "heritage", None), getattr(new, "heritage", None)
+    if h_old is None and h_new is None:
+        return False
+    return h_old is None or h_new is None or h_old() != h_new()
 
 
 def readers_of_change(store: Store, path: str, module: str, old: Any, new: Any) -> set[str]:
@@ -402,7 +425,8 @@ class Indexer:
             keys = {"/" + p for p in [*coarse, *deleted]}
             keys |= {modules[p] for p in coarse} | {stored[p] for p in deleted}
             keys |= {stored[p] for p in renamed}
-            if changed or deleted:
+            if coarse or deleted or any(every_file_changed(old_facts[p], f)
+                                        for p, f in edited.items()):
                 keys.add(EVERY_FILE)
             to_resolve = set(changed) | store.dependents_of_modules(keys)
             for p, facts in edited.items():

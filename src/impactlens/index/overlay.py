@@ -24,7 +24,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from impactlens.index.frontend import ParseFailure, frontend_for, resolve_file
-from impactlens.index.indexer import FactsLookup, readers_of_change, stored_collect
+from impactlens.index.indexer import (
+    EVERY_FILE,
+    FactsLookup,
+    every_file_changed,
+    readers_of_change,
+    stored_collect,
+)
 from impactlens.model import Edge, EdgeKind, FileChange, Node, UnresolvedSite
 
 if TYPE_CHECKING:
@@ -165,7 +171,7 @@ def overlay_for(store: Store, files: Sequence[FileChange], module_of: Callable[[
         if f.before is None:
             added.add(f.path)
             by_path[f.path] = None
-            coarse |= {"/" + f.path, module}
+            coarse |= {"/" + f.path, module, EVERY_FILE}
             if module_paths.get(module) == f.path:
                 del module_paths[module]
             continue
@@ -175,9 +181,11 @@ def overlay_for(store: Store, files: Sequence[FileChange], module_of: Callable[[
         to_resolve.add(f.path)
         indexed = store.facts(f.path)  # what the other files were resolved against
         if facts is None or indexed is None or getattr(indexed, "module", None) != module:
-            coarse |= {"/" + f.path, module}
+            coarse |= {"/" + f.path, module, EVERY_FILE}
         else:
             to_resolve |= readers_of_change(store, f.path, module, indexed, facts)
+            if every_file_changed(indexed, facts):
+                coarse.add(EVERY_FILE)
     to_resolve |= store.dependents_of_modules(coarse)
     to_resolve -= added
     replaced: dict[str, Any] = {p: None for p in added}

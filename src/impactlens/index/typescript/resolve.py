@@ -1,0 +1,562 @@
+"""Cross-file resolution of one TypeScript/JavaScript file's facts → nodes, edges and the
+sites static analysis cannot follow.
+
+A symbol is ``("def", facts, qual)`` (a definition of a repository file), ``("ns",
+facts)`` (a module's namespace: ``import * as``, ``require``) or ``("ext", spec)`` (an
+external package's export). Names bind, innermost first, to functions declared in the
+enclosing functions, the module's own definitions, then its imports (followed through
+``export … from``, ``export *`` and barrels). Receivers are typed from evidence only:
+``this``/``super`` (through ``extends``), constructor parameter properties, field
+annotations and initializers (``= new C()``), annotated parameters and locals, ``new C()``.
+An interface-typed receiver reaches every implementing class's method (ambiguous) — the
+only question that reads every file (consulted as ``*``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from impactlens.index.typescript.facts import (
+    CLASS,
+    ENUM,
+    FIELD,
+    FUNCTION,
+    INTERFACE,
+    METHOD,
+    NAMESPACE,
+    TYPE,
+    VARIABLE,
+    ConfigFacts,
+    Def,
+    Ref,
+    TsFacts,
+)
+from impactlens.index.typescript.modules import got_facts, resolve_spec
+from impactlens.model import (
+    FileResolution,
+    NodeKind,
+    Resolution,
+    UnresolvedReason,
+)
+
+Sym = tuple[Any, ...]
+NODE_KIND = {FUNCTION: NodeKind.FUNCTION, CLASS: NodeKind.CLASS, METHOD: NodeKind.METHOD,
+              FIELD: NodeKind.FIELD, INTERFACE: NodeKind.CLASS, TYPE: NodeKind.CONSTANT,
+              ENUM: NodeKind.CLASS, NAMESPACE: NodeKind.CLASS, VARIABLE: NodeKind.CONSTANT}
+_VALUE_KINDS = frozenset({FUNCTION, CLASS, VARIABLE, INTERFACE, TYPE, ENUM, NAMESPACE})
+_CLASSLIKE = frozenset({CLASS, INTERFACE})
+# names every JavaScript environment binds: calls of them are neither repository code nor
+# an unknown name
+GLOBALS = frozenset({
+    "console", "Math", "JSON", "Object", "Array", "String", "Number", "Boolean", "Promise",
+    "Date", "Error", "TypeError", "RangeError", "Symbol", "Map", "Set", "WeakMap", "WeakSet",
+    "RegExp", "parseInt", "parseFloat", "isNaN", "isFinite", "setTimeout", "clearTimeout",
+    "setInterval", "clearInterval", "setImmediate", "queueMicrotask", "structuredClone",
+    "encodeURIComponent", "decodeURIComponent", "encodeURI", "decodeURI", "Reflect", "Proxy",
+    "BigInt", "Intl", "globalThis", "window", "document", "process", "Buffer", "require",
+    "fetch", "URL", "URLSearchParams", "TextEncoder", "TextDecoder", "AbortController",
+    "expect", "jest", "vi", "describe", "it", "test", "beforeEach", "afterEach", "beforeAll",
+    "afterAll", "Function", "ArrayBuffer", "Uint8Array", "DataView", "Atomics", "alert",
+    "undefined", "NaN", "Infinity", "arguments", "module", "exports", "__dirname",
+    "__filename", "atob", "btoa", "performance", "crypto", "navigator", "location",
+    "localStorage", "sessionStorage", "history", "customElements", "requestAnimationFrame",
+    "cancelAnimationFrame", "Event", "CustomEvent", "EventTarget", "HTMLElement",
+    "WeakRef", "FinalizationRegistry", "AggregateError", "SyntaxError", "ReferenceError",
+    "EvalError", "URIError", "Int8Array", "Int16Array", "Int32Array", "Uint16Array",
+    "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
+    "Uint8ClampedArray", "SharedArrayBuffer", "Iterator", "chai", "assert", "sinon",
+})
+_UNRESOLVED = {"computed": UnresolvedReason.DYNAMIC_GETATTR, "eval": UnresolvedReason.EVAL,
+               "import": UnresolvedReason.IMPORTLIB}
+_MAX_HOPS = 16
+
+
+class _Ctx:
+    """Name binding inside one file (the file being resolved or one it reads)."""
+
+    def __init__(self, facts: Any, lookup: Any) -> None:
+        self.facts = facts
+        self.lookup = lookup
+        self.path = facts.path
+        self.module = facts.module
+        self.defs: dict[str, Def] = {}
+        for d in facts.defs:
+            self.defs.setdefault(d.qual, d)
+        self.imports = {i.local: i for i in facts.imports if i.local}
+        self.exports: dict[str, str] = {}
+        for name, local in facts.exports:
+            self.exports.setdefault(name, local)
+        self.locals = {(s, n): t for s, n, t in facts.locals}
+
+    def node_id(self, qual: str) -> str:
+        return f"{self.module}.{qual}" if qual else self.module
+
+
+def _portable(sym: Sym | None) -> Any:
+    """A symbol by its file's path (not another lookup's view of its facts)."""
+    if sym is None or sym[0] == "ext":
+        return sym
+    return (sym[0], sym[1].path, *sym[2:])
+
+
+class Resolver:
+    def __init__(self, facts: TsFacts, lookup: Any) -> None:
+        self.lookup = lookup
+        self.me = _Ctx(facts, lookup)
+        self._ctx: dict[str, _Ctx] = {facts.path: self.me}
+        self._impl: dict[str, list[tuple[str, str]]] | None = None
+        self._specs: dict[tuple[str, str], Any] = {}
+        self._shared: dict[str, Any] = lookup.shared() if hasattr(lookup, "shared") else {}
+
+    # ------------------------------------------------------------- contexts
+    def ctx(self, facts: Any) -> _Ctx:
+        got = self._ctx.get(facts.path)
+        if got is None:
+            got = self._ctx[facts.path] = _Ctx(facts, self.lookup)
+        return got
+
+    def module_facts(self, cx: _Ctx, spec: str) -> Any:
+        key = (cx.path, spec)
+        if key not in self._specs:
+            self._specs[key] = resolve_spec(self.lookup, cx.path, spec)
+        return self._specs[key]
+
+    # -------------------------------------------------------------- binding
+    def bind(self, cx: _Ctx, name: str, scope: str, hops: int = 0) -> Sym | None:
+        """What ``name`` means in ``scope`` of the file ``cx``."""
+        parts = scope.split(".") if scope else []
+        for i in range(len(parts), -1, -1):
+            d = cx.defs.get(".".join((*parts[:i], name)))
+            if d is not None and d.kind in _VALUE_KINDS:
+                return ("def", cx.facts, d.qual)
+        imp = cx.imports.get(name)
+        if imp is None or hops > _MAX_HOPS:
+            return None
+        target = self.module_facts(cx, imp.spec)
+        if target is None:
+            return ("ext", imp.spec)
+        if imp.name == "*":
+            return ("ns", target)
+        return self.export(target, imp.name, hops + 1)
+
+    def export(self, facts: Any, name: str, hops: int = 0) -> Sym | None:
+        """The symbol ``facts``'s module exports as ``name``.
+
+        Barrels make this the hot question (every importer of an ``index.ts`` with many
+        ``export *`` asks it), so one run answers each (module, name) once: the answer is
+        kept with what computing it consulted and read, and every later asker records those
+        as its own (its resolution depends on them as if it had asked)."""
+        if hops > _MAX_HOPS or not isinstance(got_facts(facts), TsFacts):
+            return None
+        if not hasattr(self.lookup, "child"):
+            return self._export(facts, name, hops)
+        cache = self._shared.setdefault("ts-exports", {})
+        busy = self._shared.setdefault("ts-exports-busy", set())
+        key = (facts.path, name)
+        got = cache.get(key)
+        if got is None:
+            if key in busy:
+                return None  # an `export *` cycle
+            busy.add(key)
+            try:
+                child = self.lookup.child()
+                sub = Resolver(got_facts(child.path(facts.path, record=False)), child)
+                sym = sub._export(child.path(facts.path, record=False), name, 0)
+            finally:
+                busy.discard(key)
+            got = (_portable(sym), frozenset(child.consulted), tuple(child.reads()))
+            cache[key] = got
+        desc, consulted, reads = got
+        self.lookup.replay(consulted, reads)
+        return self._rehydrate(desc)
+
+    def _rehydrate(self, desc: Any) -> Sym | None:
+        if desc is None or desc[0] == "ext":
+            return desc  # type: ignore[no-any-return]
+        facts = self.lookup.path(desc[1], record=False)
+        if facts is None:
+            return None
+        return (desc[0], facts, *desc[2:])
+
+    def _export(self, facts: Any, name: str, hops: int) -> Sym | None:
+        cx = self.ctx(facts)
+        local = cx.exports.get(name)
+        if local is not None:
+            if local in cx.defs:
+                return ("def", facts, local)
+            return self.bind(cx, local, "", hops + 1)
+        for r in facts.reexports:
+            if r.exported == name:
+                target = self.module_facts(cx, r.spec)
+                if target is None:
+                    return ("ext", r.spec)
+                return ("ns", target) if r.name == "*" else self.export(target, r.name, hops + 1)
+        for r in facts.reexports:
+            if r.exported == "*" and name != "default":
+                target = self.module_facts(cx, r.spec)
+                got = self.export(target, name, hops + 1) if target is not None else None
+                if got is not None:
+                    return got
+        return None
+
+    def member(self, sym: Sym, prop: str, hops: int = 0) -> Sym | None:
+        """A property of a module namespace, a class (static), a namespace or an enum."""
+        if sym[0] == "ns":
+            return self.export(sym[1], prop, hops + 1)
+        if sym[0] != "def":
+            return None
+        cx = self.ctx(sym[1])
+        d = cx.defs.get(sym[2])
+        if d is None:
+            return None
+        if d.kind == CLASS:
+            return self.find_member(sym, prop)
+        if d.kind in (NAMESPACE, ENUM) and f"{d.qual}.{prop}" in cx.defs:
+            return ("def", sym[1], f"{d.qual}.{prop}")
+        if d.kind == VARIABLE and d.value is not None and hops < _MAX_HOPS:
+            base = self.value(cx, d.value, d.parent, hops + 1)
+            return self.member(base, prop, hops + 1) if base is not None else None
+        return None
+
+    def value(self, cx: _Ctx, ref: Ref, scope: str, hops: int = 0) -> Sym | None:
+        """The symbol an expression names (not an instance: see :meth:`instances`)."""
+        if hops > _MAX_HOPS:
+            return None
+        tag = ref[0]
+        if tag == "n":
+            return self.bind(cx, ref[1], scope, hops)
+        if tag == "m":
+            base = self.value(cx, ref[1], scope, hops + 1)
+            return self.member(base, ref[2], hops + 1) if base is not None else None
+        return None
+
+    # ---------------------------------------------------------- classes
+    def class_of_scope(self, cx: _Ctx, scope: str) -> Sym | None:
+        q = scope
+        while q:
+            d = cx.defs.get(q)
+            if d is not None and d.kind in _CLASSLIKE:
+                return ("def", cx.facts, q)
+            q = q.rpartition(".")[0]
+        return None
+
+    def bases(self, cls: Sym, interfaces: bool = False) -> list[Sym]:
+        cx = self.ctx(cls[1])
+        d = cx.defs.get(cls[2])
+        if d is None:
+            return []
+        refs = [*d.extends, *(d.implements if interfaces else ())]
+        out = []
+        for r in refs:
+            got = self.value(cx, r, d.parent)
+            if got is not None and got[0] == "def":
+                out.append(got)
+        return out
+
+    def mro(self, cls: Sym) -> Iterator[Sym]:
+        seen: set[tuple[str, str]] = set()
+        todo = [cls]
+        while todo and len(seen) < 64:
+            c = todo.pop(0)
+            key = (c[1].path, c[2])
+            if key in seen:
+                continue
+            seen.add(key)
+            yield c
+            todo.extend(self.bases(c))
+
+    def find_member(self, cls: Sym, name: str, skip_self: bool = False) -> Sym | None:
+        for c in self.mro(cls):
+            if skip_self and c is cls:
+                continue
+            cx = self.ctx(c[1])
+            q = f"{c[2]}.{name}"
+            if q in cx.defs:
+                return ("def", c[1], q)
+        return None
+
+    def implementers(self, iface: Sym) -> list[Sym]:
+        """Every repository class implementing ``iface`` or extending one that does."""
+        if self._impl is None:
+            shared = self.lookup.shared() if hasattr(self.lookup, "shared") else {}
+            if "ts-implements" not in shared:
+                shared["ts-implements"] = self._implements_table()
+            else:
+                self.lookup.paths()  # the table read every file: so does this resolution
+            self._impl = shared["ts-implements"]
+        found: dict[tuple[str, str], Sym] = {}
+        todo = [iface]
+        while todo and len(found) < 256:
+            base = todo.pop()
+            name = base[2].rpartition(".")[2]
+            for path, qual in self._impl.get(name, ()):
+                if (path, qual) in found:
+                    continue
+                facts = self.lookup.path(path, record=False)
+                if facts is None:
+                    continue
+                cls: Sym = ("def", facts, qual)
+                if any(b[1].path == base[1].path and b[2] == base[2]
+                       for b in self.bases(cls, interfaces=True)):
+                    found[(path, qual)] = cls
+                    todo.append(cls)
+        return [found[k] for k in sorted(found)]
+
+    def _implements_table(self) -> dict[str, list[tuple[str, str]]]:
+        """Last name of each ``implements``/``extends`` reference → the classes naming it."""
+        table: dict[str, list[tuple[str, str]]] = {}
+        for path in self.lookup.paths():
+            facts = got_facts(self.lookup.path(path, record=False))
+            if not isinstance(facts, TsFacts):
+                continue
+            for d in facts.defs:
+                if d.kind != CLASS:
+                    continue
+                for r in (*d.implements, *d.extends):
+                    if r and r[0] in ("n", "m"):
+                        table.setdefault(r[-1], []).append((path, d.qual))
+        return table
+
+    # ---------------------------------------------------------- instances
+    def type_sym(self, cx: _Ctx, type_text: str, scope: str) -> Sym | None:
+        if not type_text:
+            return None
+        parts = type_text.split(".")
+        ref: Ref = ("n", parts[0])
+        for p in parts[1:]:
+            ref = ("m", ref, p)
+        got = self.value(cx, ref, scope)
+        if got is None or got[0] != "def":
+            return None
+        d = self.ctx(got[1]).defs.get(got[2])
+        return got if d is not None and d.kind in _CLASSLIKE else None
+
+    def instances(self, cx: _Ctx, ref: Ref, scope: str, hops: int = 0) -> list[Sym]:
+        """Classes (or interfaces) the value of ``ref`` is an instance of."""
+        if hops > _MAX_HOPS:
+            return []
+        tag = ref[0]
+        if tag == "this":
+            c = self.class_of_scope(cx, scope)
+            return [c] if c is not None else []
+        if tag == "new":
+            c = self.value(cx, ref[1], scope, hops + 1)
+            if c is not None and c[0] == "ns":  # `new (require("./x"))()`: its default
+                c = self.export(c[1], "default")
+            return [c] if c is not None and c[0] == "def" and self._is_class(c) else []
+        if tag == "call":
+            return self._returned(cx, ref[1], scope, hops)
+        if tag == "n":
+            return self._name_instances(cx, ref[1], scope, hops)
+        if tag == "m":
+            out = []
+            for c in self.instances(cx, ref[1], scope, hops + 1):
+                f = self.find_member(c, ref[2])
+                if f is None:
+                    continue
+                fcx = self.ctx(f[1])
+                d = fcx.defs[f[2]]
+                if d.kind == FIELD:
+                    t = self.type_sym(fcx, d.type, d.parent)
+                    if t is not None:
+                        out.append(t)
+            return out
+        return []
+
+    def _returned(self, cx: _Ctx, fn: Ref, scope: str, hops: int) -> list[Sym]:
+        """Instances a call returns, by the callee's return annotation (``this``: the
+        receiver's own class)."""
+        targets: list[tuple[Sym, list[Sym]]] = []
+        sym = self.value(cx, fn, scope, hops + 1)
+        if sym is not None and sym[0] == "def":
+            owner = self.class_of_scope(self.ctx(sym[1]), sym[2].rpartition(".")[0])
+            targets.append((sym, [owner] if owner is not None else []))
+        elif fn[0] == "m":
+            for c in self.instances(cx, fn[1], scope, hops + 1):
+                m = self.find_member(c, fn[2])
+                if m is not None:
+                    targets.append((m, [c]))
+        out: list[Sym] = []
+        for m, receivers in targets:
+            mcx = self.ctx(m[1])
+            d = mcx.defs.get(m[2])
+            if d is None or not d.returns:
+                continue
+            if d.returns == "this":
+                out.extend(receivers)
+                continue
+            t = self.type_sym(mcx, d.returns, d.parent or m[2])
+            if t is not None:
+                out.append(t)
+        return out
+
+    def _name_instances(self, cx: _Ctx, name: str, scope: str, hops: int) -> list[Sym]:
+        q = scope
+        while True:
+            t = cx.locals.get((q, name))
+            if t is not None:
+                got = self.type_sym(cx, t, q)
+                return [got] if got is not None else []
+            if not q:
+                break
+            q = q.rpartition(".")[0]
+        sym = self.bind(cx, name, scope)
+        if sym is not None and sym[0] == "def":
+            vcx = self.ctx(sym[1])
+            d = vcx.defs.get(sym[2])
+            if d is not None and d.kind == VARIABLE:
+                t = self.type_sym(vcx, d.type, d.parent)
+                if t is not None:
+                    return [t]
+                if d.value is not None and d.value[0] == "new":
+                    return self.instances(vcx, d.value, d.parent, hops + 1)
+        return []
+
+    def dispatch(self, cls: Sym, name: str, res: Resolution) -> list[tuple[Sym, Resolution]]:
+        """Targets of ``name`` called on an instance of ``cls``: the member its hierarchy
+        gives; when that is abstract or absent (a template method calling what subclasses
+        supply), the subclasses' own members instead, ambiguous. Only then are the
+        subclasses looked for (a question about every file)."""
+        got = self.find_member(cls, name)
+        if got is not None and self.ctx(got[1]).defs[got[2]].accessor != "abstract":
+            return [(got, res)]
+        if self.kind_of(cls) != CLASS:
+            return [(got, res)] if got is not None else []
+        out = []
+        for sub in self.implementers(cls):
+            q = f"{sub[2]}.{name}"
+            d = self.ctx(sub[1]).defs.get(q)
+            if d is not None and d.accessor != "abstract":
+                out.append((("def", sub[1], q), Resolution.AMBIGUOUS))
+        if not out and got is not None:
+            return [(got, res)]
+        return out
+
+    def calls_parameter(self, fn: Sym, index: int) -> bool:
+        """Whether the function ``fn`` calls its ``index``-th parameter in its body."""
+        fcx = self.ctx(fn[1])
+        d = fcx.defs.get(fn[2])
+        if d is None or d.params is None or index >= len(d.params):
+            return False
+        name = d.params[index].name
+        return any(site.kind == "call" and site.target == ("n", name)
+                   and (site.scope == d.qual or site.scope.startswith(d.qual + "."))
+                   for site in fn[1].sites)
+
+    def _is_class(self, sym: Sym) -> bool:
+        d = self.ctx(sym[1]).defs.get(sym[2])
+        return d is not None and d.kind == CLASS
+
+    def kind_of(self, sym: Sym) -> str:
+        d = self.ctx(sym[1]).defs.get(sym[2])
+        return d.kind if d is not None else ""
+
+    def sym_id(self, sym: Sym) -> str:
+        if sym[0] == "ns":
+            return sym[1].module
+        return f"{sym[1].module}.{sym[2]}"
+
+
+# --------------------------------------------------------------------- sites
+def call_targets(r: Resolver, cx: _Ctx, target: Ref, scope: str
+                 ) -> tuple[list[tuple[Sym, Resolution]], str, str]:
+    """(targets with their resolution, unresolved reason or "", names at the site)."""
+    tag = target[0]
+    if tag == "?":
+        why = target[1]
+        reason = _UNRESOLVED.get(why)
+        return [], (reason.value if reason else UnresolvedReason.UNKNOWN_RECEIVER.value), ""
+    if tag == "n":
+        sym = r.bind(cx, target[1], scope)
+        if sym is None:
+            if target[1] in GLOBALS:
+                return [], "", ""
+            return [], UnresolvedReason.UNKNOWN_NAME.value, target[1]
+        if sym[0] == "ext":
+            return [], UnresolvedReason.EXTERNAL.value, target[1]
+        if sym[0] == "ns":
+            d = r.export(sym[1], "default")
+            return ([(d, Resolution.EXACT)] if d is not None and d[0] == "def" else []), "", ""
+        return [(sym, Resolution.EXACT)], "", ""
+    if tag == "m":
+        return _member_call(r, cx, target, scope)
+    return [], UnresolvedReason.UNKNOWN_RECEIVER.value, ""
+
+
+def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
+                 ) -> tuple[list[tuple[Sym, Resolution]], str, str]:
+    base, prop = target[1], target[2]
+    if base[0] == "super":
+        cls = r.class_of_scope(cx, scope)
+        for b in r.bases(cls) if cls is not None else []:
+            got = r.find_member(b, prop)
+            if got is not None:
+                return [(got, Resolution.EXACT)], "", ""
+        return [], UnresolvedReason.UNKNOWN_RECEIVER.value, prop
+    if base[0] == "this":
+        cls = r.class_of_scope(cx, scope)
+        if cls is None:
+            return [], "", ""
+        return r.dispatch(cls, prop, Resolution.EXACT), "", ""
+    owner = r.value(cx, base, scope)
+    if owner is not None:
+        if owner[0] == "ext":
+            return [], UnresolvedReason.EXTERNAL.value, prop
+        got = r.member(owner, prop)
+        if got is not None:
+            return [(got, Resolution.EXACT)], "", ""
+        if owner[0] == "ns" or r.kind_of(owner) in (CLASS, NAMESPACE, ENUM):
+            return [], UnresolvedReason.UNKNOWN_NAME.value, prop
+    out: list[tuple[Sym, Resolution]] = []
+    for c in r.instances(cx, base, scope):
+        if r.kind_of(c) == INTERFACE:
+            impls = r.implementers(c)
+            for impl in impls:
+                m = r.find_member(impl, prop)
+                if m is not None:
+                    out.append((m, Resolution.AMBIGUOUS))
+            own = r.find_member(c, prop)
+            if own is not None:
+                out.append((own, Resolution.AMBIGUOUS if impls else Resolution.INFERRED))
+            continue
+        out.extend(r.dispatch(c, prop, Resolution.EXACT if base[0] == "new"
+                              else Resolution.INFERRED))
+    if out:
+        return out, "", ""
+    root = _root(base)
+    if root is not None and root[0] == "n" and r.bind(cx, root[1], scope) is None:
+        if root[1] in GLOBALS:
+            return [], "", ""  # `console.log`, `expect(x).toBe(y)`: the environment's
+    elif root is not None and root[0] == "n":
+        sym = r.bind(cx, root[1], scope)
+        if sym is not None and sym[0] == "ext":
+            return [], UnresolvedReason.EXTERNAL.value, prop
+    return [], UnresolvedReason.UNKNOWN_RECEIVER.value, prop
+
+
+def _root(ref: Ref) -> Ref | None:
+    """The name (or ``this``) an expression chain starts from."""
+    while ref[0] in ("m", "call", "new"):
+        ref = ref[1]
+    return ref if ref[0] in ("n", "this", "super") else None
+
+
+def detail(nargs: int, spread: bool, bound: bool = False) -> str:
+    d: dict[str, Any] = {"args": nargs}
+    if spread:
+        d["star"] = True
+    if bound:  # a constructor's instance (its parameter list starts with it)
+        d["bound"] = True
+    return json.dumps(d, sort_keys=True, separators=(",", ":"))
+
+
+def resolve_file(facts: Any, lookup: Any) -> FileResolution:
+    """Nodes defined in the file, edges whose reference site is in it, its unresolved
+    sites. Depends only on ``facts`` and what it asked ``lookup``."""
+    if isinstance(facts, ConfigFacts):
+        return FileResolution(facts.path, (), (), ())
+    from impactlens.index.typescript.emit import Emitter
+
+    return Emitter(Resolver(facts, lookup)).run()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from impactlens.index.python.tokens import ident_tokens
+from impactlens.index.python.words import ident_tokens
 from impactlens.index.typescript.facts import CLASS, FIELD, FUNCTION, INTERFACE, METHOD, Def
 from impactlens.index.typescript.resolve import NODE_KIND, Resolver, Sym, call_targets, detail
 from impactlens.model import (

@@ -133,3 +133,18 @@ def test_names_that_are_not_utf8_are_skipped_with_a_note(make_repo):
                  ("analyze", "--repo", str(root))):
         proc = impactlens(*args)
         assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+def test_tracked_file_deleted_without_git_rm_is_not_reread(make_repo):
+    root = make_repo(FILES)
+    assert impactlens("index", str(root)).returncode == 0
+    (root / "pkg/use.py").unlink()  # still in git's index
+    first = impactlens("index", str(root))
+    assert first.returncode == 0 and "(0 parsed," in first.stderr, first.stderr
+    second = impactlens("index", str(root))
+    assert "(0 parsed," in second.stderr and "warning" not in second.stderr, second.stderr
+    store = Store.open(index_path(root))
+    try:
+        assert store.file_record("pkg/use.py") is None
+    finally:
+        store.close()

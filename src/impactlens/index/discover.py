@@ -97,7 +97,10 @@ def list_source_files(root: Path, top: Path | None = _ASK, suffix: str | None = 
     if top is not None and top == root.resolve():
         files = git.listed_files(root, endings)
         if files is not None:
-            files = [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])]
+            # a tracked file deleted without `git rm` is still in git's index: left in, it
+            # would be re-read (and fail) on every run
+            files = [f for f in files if not any(p in SKIP_DIRS for p in f.split("/")[:-1])
+                     and os.path.lexists(os.path.join(root, f))]
     if files is None:
         files = _walk_files(root, endings)
     return _named(files if suffix == "" else [f for f in files if not _frontend_skips(f)])

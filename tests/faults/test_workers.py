@@ -1,9 +1,13 @@
 """Worker processes die with the ``index`` that started them, and the next run goes
-ahead at once; a lock left by a run that is gone is taken over with a note."""
+ahead at once; a lock left by a run that is gone is taken over with a note; an ``index``
+killed at seeded points of a full or an incremental run leaves an index that answers
+queries and that the next run makes equal to a clean one."""
 
 from __future__ import annotations
 
 import os
+import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import SRC, impactlens
 
-MODULE = "".join(f"def f{k}(v):\n    w = v + {k}\n    return [w * i for i in range(w)]\n\n\n"
+BUSY_MODULE = "".join(f"def f{k}(v):\n    w = v + {k}\n    return [w * i for i in range(w)]\n\n\n"
                  for k in range(120))
 
 
@@ -50,7 +54,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_die_with_a_killed_index(make_repo, sig):
-    root = make_repo({"pkg/__init__.py": "", **{f"pkg/m{i}.py": MODULE for i in range(240)}})
+    root = make_repo({"pkg/__init__.py": "", **{f"pkg/m{i}.py": BUSY_MODULE for i in range(240)}})
     env = dict(os.environ, PYTHONPATH=SRC)
     parent = subprocess.Popen(
         [sys.executable, "-m", "impactlens", "--set", "index_workers=2", "index", str(root)],
@@ -86,3 +90,50 @@ def test_lock_left_by_a_process_that_is_gone_is_taken_over(make_repo):
     proc = impactlens("index", str(root))
     assert proc.returncode == 0 and f"process {gone.pid}" in proc.stderr, proc.stderr
     assert (root / ".impactlens/index.lock").read_text() == ""
+
+
+MODULE = ("from pkg.m0 import f0\n\n\n"
+          + "".join(f"def f{k}(v):\n    return f0(v) + {k}\n\n\n" for k in range(1, 40)))
+FILES = {"pkg/__init__.py": "", "pkg/m0.py": "def f0(v):\n    return v\n",
+         **{f"pkg/m{i}.py": MODULE for i in range(1, 80)}}
+
+
+def _graph(root) -> str:
+    proc = impactlens("export", "callgraph", str(root))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _kill_at(root, delay: float, *args: str) -> None:
+    run = subprocess.Popen([sys.executable, "-m", "impactlens", "index", *args, str(root)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=dict(os.environ, PYTHONPATH=SRC))
+    time.sleep(delay)
+    run.kill()
+    run.wait(timeout=10)
+
+
+def _clean_graph(root, tmp_path) -> str:
+    copy = tmp_path / "clean"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".impactlens"))
+    assert impactlens("index", str(copy)).returncode == 0
+    return _graph(copy)
+
+
+@pytest.mark.parametrize("mode", ["full", "incremental"])
+def test_index_killed_midway_leaves_a_usable_index(make_repo, tmp_path, mode):
+    root = make_repo(FILES)
+    t0 = time.monotonic()
+    assert impactlens("index", str(root)).returncode == 0
+    took = time.monotonic() - t0
+    rng = random.Random(f"kill-{mode}")
+    for point in range(2):
+        if mode == "incremental":  # an edit for the run to take in
+            (root / f"pkg/m{point + 1}.py").write_text(MODULE + f"\n\nX{point} = f0(1)\n")
+        _kill_at(root, rng.uniform(0.05, took), *(["--full"] if mode == "full" else []))
+        query = impactlens("impact", "pkg.m0.f0", "--repo", str(root))
+        assert query.returncode == 0 and "Traceback" not in query.stderr, query.stderr
+        assert "pkg.m0.f0" in query.stdout
+    rerun = impactlens("index", str(root))
+    assert rerun.returncode == 0 and "Traceback" not in rerun.stderr, rerun.stderr
+    assert _graph(root) == _clean_graph(root, tmp_path)

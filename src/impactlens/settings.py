@@ -151,6 +151,12 @@ class Settings:
     # obligations`), unless the base has more overrides than ``max_siblings``
     sibling_conf: float = 0.4
     max_siblings: int = 6
+    # a library function, method or class the edit's written lines call, outside the
+    # edited files, is MAY-IMPACT at this confidence (impact/callees.py; channel "callees"
+    # in `impactlens-bench history`, chosen on rich, cattrs, alembic and pip-tools) …
+    callee_conf: float = 0.75
+    # … unless more library files than this call it (a shared utility); 0 = no such limit
+    callee_max_callers: int = 0
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32
@@ -161,9 +167,10 @@ class Settings:
     # "lexical" (§3.6 soft-rank), "retired" (impact/retired.py: files mentioning what the
     # edit stopped mentioning), "named" (impact/tasknamed.py: definitions the task text
     # names), "siblings" (impact/siblings.py: other overrides of what a changed method
-    # overrides). Removing one switches that channel off, all else fixed.
+    # overrides), "callees" (impact/callees.py: what the edit's written lines call).
+    # Removing one switches that channel off, all else fixed.
     channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical",
-                                          "retired", "named", "siblings"})
+                                          "retired", "named", "siblings", "callees"})
 
     # --- §3.9 DAG ----------------------------------------------------------------
     # size of the answer and what it shows: `impactlens bench budget`

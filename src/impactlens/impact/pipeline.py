@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from impactlens.impact import batch as batch_stage
 from impactlens.impact import triage as triage_stage
+from impactlens.impact.callees import callee_entries
 from impactlens.impact.classify import cap_changes, classify
 from impactlens.impact.config_refs import config_hits
 from impactlens.impact.dag import build_dag
@@ -131,6 +132,8 @@ def run_pipeline(
         per_entries.extend(triage_stage.missing_name_entries(graph, missing, edited_files,
                                                              settings))
         per_entries.extend(triage_stage.unexported_entries(graph, unexported, settings))
+    if "callees" in channels:  # what the edit's new lines call, which may change with it
+        per_entries.extend(callee_entries(graph, written, edited_files, settings))
     if "siblings" in channels:  # the other implementations of what a change overrides
         per_entries.extend(sibling_entries(graph, atomic, edited_files, settings))
     if "named" in channels:  # what the task text names, where it is defined

@@ -25,7 +25,8 @@ from impactlens.index.recording import base_test_id
 from impactlens.model import FileChange, NodeKind
 from impactlens.settings import DEFAULT, Settings
 
-CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named", "siblings")
+CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named", "siblings",
+            "callees")
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:

@@ -65,3 +65,39 @@ def test_a_broad_interface_lists_no_siblings(make_repo):
     got = _entries(root, (root / "ast_/one.py").read_text().replace("return 1", "return 2"),
                    path="ast_/one.py")
     assert not [e for e in got if e.startswith("ast_.impls.")]
+
+
+def _preconf(make_repo, names=("json", "msgpack", "bson")):
+    files = {"conv/__init__.py": "", "conv/preconf/__init__.py": ""}
+    for n in names:
+        files[f"conv/preconf/{n}.py"] = (f"def configure_converter(c):\n    c.kind = {n!r}\n"
+                                         "    return c\n\n\ndef make_converter():\n"
+                                         "    return configure_converter(object())\n")
+    files["conv/other.py"] = "def configure_converter(c):\n    return c\n"
+    return make_repo(files)
+
+
+def test_same_named_functions_of_sibling_modules_are_listed(make_repo):
+    root = _preconf(make_repo)
+    path = "conv/preconf/bson.py"
+    edited = (root / path).read_text().replace("    return c\n", "    c.fast = True\n"
+                                               "    return c\n", 1)
+    got = _entries(root, edited, path=path)
+    json_ = got["conv.preconf.json.configure_converter"]
+    assert json_.reason == ("json.py defines configure_converter too, as bson.py does, "
+                            "where the edit changes it: the same change may be due here")
+    assert not json_.hard and json_.conf == DEFAULT.sibling_conf
+    assert "conv.preconf.msgpack.configure_converter" in got
+    assert "conv.other.configure_converter" not in got  # another package
+    assert "conv.preconf.json.make_converter" not in got  # another name
+    off = _entries(root, edited, DEFAULT.replace(channels=DEFAULT.channels - {"siblings"}),
+                   path=path)
+    assert "conv.preconf.json.configure_converter" not in off
+
+
+def test_a_name_too_many_sibling_modules_define_lists_none(make_repo):
+    root = _preconf(make_repo, names=("a", "b", "c", "d"))
+    path = "conv/preconf/a.py"
+    edited = (root / path).read_text().replace("c.kind = 'a'", "c.kind = 'A'")
+    got = _entries(root, edited, DEFAULT.replace(max_siblings=2), path=path)
+    assert not [e for e in got if e.endswith(".configure_converter")]

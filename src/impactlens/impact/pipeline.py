@@ -22,7 +22,7 @@ from impactlens.impact.hidden import find_hidden, promote, test_sources
 from impactlens.impact.observed import RecordedTests
 from impactlens.impact.rank import rank
 from impactlens.impact.relations import select_relations
-from impactlens.impact.siblings import sibling_entries
+from impactlens.impact.siblings import module_sibling_entries, sibling_entries
 from impactlens.impact.tasknamed import task_named_entries
 from impactlens.impact.taskrel import relevances
 from impactlens.impact.testmap import added_tests, change_tests, merge_test_map
@@ -136,6 +136,10 @@ def run_pipeline(
         per_entries.extend(callee_entries(graph, written, edited_files, settings))
     if "siblings" in channels:  # the other implementations of what a change overrides
         per_entries.extend(sibling_entries(graph, atomic, edited_files, settings))
+        named_nodes = getattr(graph, "nodes_named", None)  # a store's look-up by name
+        if callable(named_nodes):
+            per_entries.extend(module_sibling_entries(graph, named_nodes, atomic,
+                                                      edited_files, settings))
     if "named" in channels:  # what the task text names, where it is defined
         per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning

@@ -146,17 +146,13 @@ class Settings:
     # … unless more library files than this define the name (a module: unless another
     # library module has its name too); 0 switches task-named files off
     task_named_max_files: int = 3
-    # the other overrides of a method a changed method overrides are MAY-IMPACT at this
-    # confidence (impact/siblings.py; measured by `bench history` and `bench
-    # obligations`), unless the base has more overrides than ``max_siblings``
+    # the other overrides of a method a changed method overrides, and the same-named
+    # module-level functions of a changed one's sibling modules ("namesakes"), are
+    # MAY-IMPACT at this confidence (impact/siblings.py; measured by `bench history` and
+    # `bench obligations`; the namesakes rule was found on rich, cattrs, alembic and
+    # pip-tools), unless there are more than ``max_siblings`` of them
     sibling_conf: float = 0.4
     max_siblings: int = 6
-    # a library function, method or class the edit's written lines call, outside the
-    # edited files, is MAY-IMPACT at this confidence (impact/callees.py; channel "callees"
-    # in `impactlens-bench history`, chosen on rich, cattrs, alembic and pip-tools) …
-    callee_conf: float = 0.75
-    # … unless more library files than this call it (a shared utility); 0 = no such limit
-    callee_max_callers: int = 0
 
     # --- §3.8 batches ----------------------------------------------------------
     max_batches: int = 32
@@ -167,10 +163,10 @@ class Settings:
     # "lexical" (§3.6 soft-rank), "retired" (impact/retired.py: files mentioning what the
     # edit stopped mentioning), "named" (impact/tasknamed.py: definitions the task text
     # names), "siblings" (impact/siblings.py: other overrides of what a changed method
-    # overrides), "callees" (impact/callees.py: what the edit's written lines call).
-    # Removing one switches that channel off, all else fixed.
+    # overrides), "namesakes" (impact/siblings.py: same-named module-level functions of
+    # sibling modules). Removing one switches that channel off, all else fixed.
     channels: frozenset[str] = frozenset({"walk", "cochange", "testmap", "lexical",
-                                          "retired", "named", "siblings", "callees"})
+                                          "retired", "named", "siblings", "namesakes"})
 
     # --- §3.9 DAG ----------------------------------------------------------------
     # size of the answer and what it shows: `impactlens bench budget`

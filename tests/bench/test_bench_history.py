@@ -335,7 +335,8 @@ def test_end_to_end_with_regression_measure(make_repo, git_commit, tmp_path, cap
     s = payload["summary"]["methods"]["stage"]
     assert s["breaking_caught"] == 1.0 and s["r@1"] == 1.0
     assert set(payload["summary"]["ablation"]) == {"walk", "cochange", "testmap", "lexical",
-                                                    "retired", "named", "siblings"}
+                                                    "retired", "named", "siblings",
+                                                    "namesakes"}
     assert list((tmp_path / "cache").rglob("*.json"))  # outcomes cached per (commit, seed)
     assert root.joinpath("pkg/a.py").read_text().count("def f(x, k)") == 1  # repo untouched
     from impactlens.index import git as gitcmd

@@ -90,7 +90,7 @@ def test_same_named_functions_of_sibling_modules_are_listed(make_repo):
     assert "conv.preconf.msgpack.configure_converter" in got
     assert "conv.other.configure_converter" not in got  # another package
     assert "conv.preconf.json.make_converter" not in got  # another name
-    off = _entries(root, edited, DEFAULT.replace(channels=DEFAULT.channels - {"siblings"}),
+    off = _entries(root, edited, DEFAULT.replace(channels=DEFAULT.channels - {"namesakes"}),
                    path=path)
     assert "conv.preconf.json.configure_converter" not in off
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 from impactlens.impact import batch as batch_stage
 from impactlens.impact import triage as triage_stage
-from impactlens.impact.callees import callee_entries
 from impactlens.impact.classify import cap_changes, classify
 from impactlens.impact.config_refs import config_hits
 from impactlens.impact.dag import build_dag
@@ -132,14 +131,12 @@ def run_pipeline(
         per_entries.extend(triage_stage.missing_name_entries(graph, missing, edited_files,
                                                              settings))
         per_entries.extend(triage_stage.unexported_entries(graph, unexported, settings))
-    if "callees" in channels:  # what the edit's new lines call, which may change with it
-        per_entries.extend(callee_entries(graph, written, edited_files, settings))
     if "siblings" in channels:  # the other implementations of what a change overrides
         per_entries.extend(sibling_entries(graph, atomic, edited_files, settings))
-        named_nodes = getattr(graph, "nodes_named", None)  # a store's look-up by name
-        if callable(named_nodes):
-            per_entries.extend(module_sibling_entries(graph, named_nodes, atomic,
-                                                      edited_files, settings))
+    named_nodes = getattr(graph, "nodes_named", None)  # a store's look-up by name
+    if "namesakes" in channels and callable(named_nodes):  # same-named functions nearby
+        per_entries.extend(module_sibling_entries(graph, named_nodes, atomic, edited_files,
+                                                  settings))
     if "named" in channels:  # what the task text names, where it is defined
         per_entries.extend(task_named_entries(named, settings))
     if "retired" in channels:  # who else mentions what the edit stopped mentioning

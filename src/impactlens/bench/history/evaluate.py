@@ -26,7 +26,7 @@ from impactlens.model import FileChange, NodeKind
 from impactlens.settings import DEFAULT, Settings
 
 CHANNELS = ("walk", "cochange", "testmap", "lexical", "retired", "named", "siblings",
-            "callees")
+            "namesakes")
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:

@@ -11,12 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from impactlens.index.python.facts import CLASS, FUNCTION, PyFileFacts
-from impactlens.index.python.resolve import K_CALL, K_INSTANTIATE, ModuleLookup, resolver
+from impactlens.index.python.resolve import K_CALL, ModuleLookup, resolver
 from impactlens.model import Edge, EdgeKind, MissingName, Resolution
 
 __all__ = ["calls_at", "from_imports", "missing_names", "reexported", "top_names"]
-
-_CALL_KINDS = {K_CALL: EdgeKind.CALL, K_INSTANTIATE: EdgeKind.INSTANTIATE}
 
 _DYNAMIC_ATTRS = ("__getattr__", "__getattribute__")
 
@@ -60,9 +58,9 @@ def missing_names(facts: PyFileFacts, lookup: ModuleLookup,
 
 
 def calls_at(facts: PyFileFacts, lines: frozenset[int], lookup: ModuleLookup) -> list[Edge]:
-    """Call and instantiation edges at ``lines`` of the scopes that have a call site there
-    (only those scopes are resolved: a large module's other definitions cost time and say
-    nothing here). A file too deeply nested to resolve has none."""
+    """Call edges of the scopes that have a call site at ``lines`` (only those scopes are
+    resolved: a large module's other definitions cost time and say nothing here). A file
+    too deeply nested to resolve has none."""
     out: list[Edge] = []
     try:
         with resolver(facts, lookup) as r:
@@ -70,9 +68,8 @@ def calls_at(facts: PyFileFacts, lines: frozenset[int], lookup: ModuleLookup) ->
                 if not any(site[0] in lines for site in sc.calls):
                     continue
                 for e in r.scope_sink(facts.module, sidx, None, sc.qual).edges:
-                    kind = _CALL_KINDS.get(e[2])
-                    if kind is not None and e[3] in lines and e[0] and e[1]:
-                        out.append(Edge(e[0], e[1], kind, facts.path, e[3],
+                    if e[2] == K_CALL and e[3] in lines and e[0] and e[1]:
+                        out.append(Edge(e[0], e[1], EdgeKind.CALL, facts.path, e[3],
                                         Resolution(e[4]), e[5]))
     except RecursionError:
         return []

@@ -47,6 +47,7 @@ from impactlens.index.python.resolve.values import (
     Class,
     DictDisplay,
     External,
+    ExternalMember,
     ExternalValue,
     Field,
     FixedTuple,
@@ -81,7 +82,7 @@ _ITERATED = (SeqDisplay, Sequence, Generator)  # what an ``__iter__`` may return
 # memos that do not depend on the values of a flow's parameters (argflow.py): shared
 # between a file's evaluator and the evaluators of its flows
 _UNTYPED_PARAM = ("p",)  # the encoding of a parameter without an annotation
-_PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs")
+_PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs", "_xbase")
 MAX_DEPTH = 50  # nested binding evaluations before a value is taken as unknown
 MAX_RETURN_DEPTH = 40  # nested return-value (and type alias) evaluations
 
@@ -105,6 +106,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         self._exports: dict[Any, frozenset[str] | None] = {}
         self._mro: dict[Any, Any] = {}
         self._class_attrs: dict[Any, tuple[Items, bool]] = {}
+        self._xbase: dict[Any, str] = {}
         self._fields: dict[Any, tuple[Items, bool]] = {}
         self._bindings: dict[Any, tuple[Items, bool]] = {}
         self._returns: dict[Any, tuple[Items, bool]] = {}
@@ -218,7 +220,9 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 t = type(v)
                 if t is Class:
                     out.append(Instance("I", v.module, v.scope))
-                elif t is External or t is Builtin:
+                elif t is External:
+                    out.append(external_instance(v.dotted))
+                elif t is Builtin:
                     out.append(XI)
         return out or [U_RECV], True
 
@@ -558,8 +562,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 if len(enc) > 2 and v.dotted.rpartition(".")[2] in ("copy", "deepcopy"):
                     got, _ = self.vals(facts, scope, enc[2], recv)
                 else:
-                    got = [XI]
-            elif t is ExternalValue:
+                    got = [ExternalValue("XI", v.dotted) if looks_like_class(v.dotted) else XI]
+            elif t is ExternalValue or t is ExternalMember:
                 got = [XI]
             elif t is Builtin:
                 got = self.builtin_result(facts, scope, v.name, enc, recv)
@@ -678,7 +682,9 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                         out.extend(self.ann_vals(afacts, v.scope, v.alts, recv))
                     finally:
                         self.depth -= 1
-            elif vt is External or vt is Builtin or vt is ExternalValue:
+            elif vt is External:
+                out.append(external_instance(v.dotted))
+            elif vt is Builtin or vt is ExternalValue:
                 out.append(XI)
             elif vt is Unknown:
                 out.append(v)
@@ -693,7 +699,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             if t is Instance:
                 return self.class_attr((v.module, v.scope), name, True)
             if t is ExternalValue or t is BuiltinInstance:
-                return [XI], False
+                return [external_member(v, name)], False
         base, inf = self.deref(base)
         out: Items = []
         for v in base:
@@ -714,6 +720,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 got, i2 = self.super_attr(v, name)
             elif t is External:
                 got = [External("X", v.dotted + "." + name)]
+            elif t is ExternalValue:
+                got = [external_member(v, name)]
             elif t in OPAQUE:
                 got = [XI]
             elif t is Function:
@@ -726,6 +734,34 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 got = [U_RECV]
             _add(out, got)
         return out, inf
+
+
+# classes of the standard library whose names are not capitalized
+_LOWER_CLASSES = frozenset({
+    "datetime.datetime", "datetime.date", "datetime.time", "datetime.timedelta",
+    "collections.defaultdict", "collections.deque", "array.array", "decimal.localcontext"})
+# annotations naming no class whose methods could be called
+_NOT_CLASSES = ("typing.", "typing_extensions.", "types.")
+
+
+def looks_like_class(dotted: str) -> bool:
+    """Whether calling external ``dotted`` builds an instance of it: a capitalized last
+    name (``queue.Queue``, not ``os.getcwd``; not an ALL_CAPS constant) or a known one."""
+    last = dotted.rpartition(".")[2]
+    return ((last[:1].isupper() and not last.isupper() and not dotted.startswith(_NOT_CLASSES))
+            or dotted in _LOWER_CLASSES)
+
+
+def external_instance(dotted: str) -> ExternalValue:
+    """An instance of the external class an annotation or ``isinstance`` names."""
+    return XI if dotted.startswith(_NOT_CLASSES) else ExternalValue("XI", dotted)
+
+
+def external_member(v: Any, name: str) -> Any:
+    """``v.name`` of an external value: a named member when ``v``'s class is known."""
+    if type(v) is ExternalValue and v.dotted:
+        return ExternalMember("XM", v.dotted + "." + name)
+    return XI
 
 
 def _with_mutation(vals: Items, mutation: tuple[str, int, str]) -> Items:

@@ -54,6 +54,7 @@ from impactlens.index.python.resolve.values import (
     ClassKey,
     DictDisplay,
     External,
+    ExternalMember,
     ExternalValue,
     Field,
     Function,
@@ -67,6 +68,7 @@ from impactlens.index.python.resolve.values import (
     Variable,
 )
 
+_EXTERNAL = frozenset({External, ExternalValue, ExternalMember})
 _IMPLICIT = frozenset({"deco", "raise", "iter", "with", "op", "classdef"})
 _CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
 _SPECIAL_REASONS = {"getattr": U_DYNAMIC_GETATTR, "eval": U_EVAL, "importlib": U_IMPORTLIB,
@@ -372,7 +374,7 @@ class Sites:
                                    K_CALL, True, (f.module, f.scope))
                     elif ft is Unknown:
                         unknown = unknown or f.reason
-                    elif ft is External or ft is ExternalValue:
+                    elif ft in _EXTERNAL:
                         external = True
             elif t is Variable or t is Field:
                 dst = self.item_id(it)
@@ -387,13 +389,17 @@ class Sites:
                 got, _ = self.returns(it.module, it.scope, it.recv)
                 inf = True
                 work.extend(got)
-            elif t is External or t is ExternalValue:
+            elif t in _EXTERNAL:
                 external = True
             elif t is Unknown and unknown != "recv":
                 unknown = it.reason
         res = R_AMBIGUOUS if len(primaries) > 1 else R_INFERRED if inf else R_EXACT
         self._emit_pending(facts, scope, pending, res, site, src, sink, recv)
-        if pending or quiet:
+        if quiet:
+            return
+        if pending:
+            if external:  # some candidates are external (a StringIO or a repo Sink)
+                self._external(facts, scope, fenc, line, work, sink)
             return
         if unknown is not None:
             reason = _UNKNOWN_REASONS.get(unknown, U_UNKNOWN_RECEIVER)
@@ -457,10 +463,11 @@ class Sites:
                 self._passed_functions(facts, scope, [(K_CALL, bound, tk)], fargs, src,
                                        line, sink, recv)
             return True
-        if t is External or t is ExternalValue:
-            # a call into a known external name (``asyncio.run``, ``@dataclass``) is
-            # recorded with that dotted target after the site's names (see _external)
-            if not quiet and (fenc[0] == "a" or t is External):
+        if t in _EXTERNAL:
+            # a call into a known external name (``asyncio.run``, ``@dataclass``, the
+            # ``put`` of a ``queue.Queue``) is recorded with that dotted target after the
+            # site's names (see _external)
+            if not quiet and (fenc[0] == "a" or t is not ExternalValue):
                 self._external(facts, scope, fenc, line, [it], sink)
             return True
         if t is Builtin:
@@ -475,7 +482,8 @@ class Sites:
         target (``External`` values) the callee evaluated to — the pycg export's external
         callees. A name call with no dotted target (a value produced by external code)
         is not recorded: it says nothing an attribute site would not."""
-        targets = tuple(it.dotted for it in items if type(it) is External)
+        targets = tuple(it.dotted for it in items if type(it) is External
+                        or type(it) is ExternalMember)
         if fenc[0] != "a" and not targets:
             return
         sink.unresolved.append((line, facts.scopes[scope].qual, U_EXTERNAL, site_text(fenc),

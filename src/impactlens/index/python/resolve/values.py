@@ -68,9 +68,20 @@ class External(NamedTuple):
 
 
 class ExternalValue(NamedTuple):
-    """A value produced by code outside the repository."""
+    """A value produced by code outside the repository; ``dotted``: its class when known
+    (``queue.Queue()``, a parameter annotated ``pathlib.Path``), else ""."""
 
     tag: Literal["XI"]
+    dotted: str = ""
+
+
+class ExternalMember(NamedTuple):
+    """An attribute of an instance of an external class (``q.put`` of a ``queue.Queue``),
+    by the dotted name of its class and its own: calling it is a call of that external
+    callee; what it returns, and its own attributes, are unknown external values."""
+
+    tag: Literal["XM"]
+    dotted: str
 
 
 class Builtin(NamedTuple):
@@ -232,6 +243,6 @@ GLOBALS = Globals("G")
 EMPTY: tuple[Items, bool] = ([], False)
 
 # kinds whose attributes are outside the repository (a builtin's or external value's)
-OPAQUE = frozenset({ExternalValue, BuiltinInstance, SeqDisplay, Sequence, DictDisplay,
+OPAQUE = frozenset({ExternalValue, ExternalMember, BuiltinInstance, SeqDisplay, Sequence, DictDisplay,
                     Builtin, Generator, FixedTuple, Mapping})
 LOCATIONS = frozenset({Variable, Field, Property})

@@ -243,6 +243,6 @@ GLOBALS = Globals("G")
 EMPTY: tuple[Items, bool] = ([], False)
 
 # kinds whose attributes are outside the repository (a builtin's or external value's)
-OPAQUE = frozenset({ExternalValue, ExternalMember, BuiltinInstance, SeqDisplay, Sequence, DictDisplay,
-                    Builtin, Generator, FixedTuple, Mapping})
+OPAQUE = frozenset({ExternalValue, ExternalMember, BuiltinInstance, SeqDisplay, Sequence,
+                    DictDisplay, Builtin, Generator, FixedTuple, Mapping})
 LOCATIONS = frozenset({Variable, Field, Property})

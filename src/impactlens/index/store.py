@@ -38,8 +38,10 @@ from impactlens.model import (
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
 # v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
 # test ran per function (test_runs.lines → line_sets); v14: facts hold references by
-# dotted-path string, namespace reads (vars(m)["f"]) and operator getters
-SCHEMA_VERSION = 14
+# dotted-path string, namespace reads (vars(m)["f"]) and operator getters; v15: facts hold
+# literal slice keys, ``d.get(k, default)``'s default and ``for k, v in d.items()`` targets;
+# external sites name builtin callees
+SCHEMA_VERSION = 15
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

@@ -123,7 +123,7 @@ class BindingFlow:
                     after = len(elts) - si - 1
                     parts = [*vals[:si], ("sl", "list", tuple(vals[si:len(vals) - after])),
                              *vals[len(vals) - after:]]
-            if parts is None and not stars and enc[0] in ("c", "n", "a", "sub", "an"):
+            if parts is None and not stars and enc[0] in ("c", "n", "a", "sub", "an", "it"):
                 parts = [("ix", enc, i) for i in range(len(elts))]
             for i, e in enumerate(elts):
                 if type(e) is ast.Starred:
@@ -377,6 +377,9 @@ class BindingFlow:
               and len(it) > 2 and it[1][0] == "n" and it[1][1] == "enumerate"):
             self.bind_target(target.elts[0], K_INT, stmt, B_OTHER)
             self.bind_target(target.elts[1], ("it", it[2]), stmt, B_OTHER)
+        elif type(target) is ast.Tuple and it[0] == "c":
+            # ``for k, fn in table.items()``: element i of each item
+            self.bind_target(target, ("it", it), stmt, B_OTHER)
         else:
             self.bind_target(target, U, stmt, B_OTHER)
 

@@ -101,6 +101,7 @@ _BUILTIN_DUNDER = {
 # argument encodings that may carry a function ("def": a lambda written in place)
 _VALUE_TAGS = frozenset({"n", "a", "c", "sub", "def", "sl"})
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+_DEFAULTED = frozenset({"get", "pop", "setdefault"})  # (key, default) methods of a dict
 _ARG0_FUNCS = frozenset({
     "enumerate", "list", "sorted", "reversed", "tuple", "set", "frozenset", "iter", "next",
     "copy", "deepcopy",
@@ -310,6 +311,8 @@ class ExprEncoding:
         elif (type(sl) is ast.UnaryOp and type(sl.op) is ast.USub
               and type(sl.operand) is ast.Constant and type(sl.operand.value) is int):
             key = -sl.operand.value
+        elif type(sl) is ast.Slice and sl.step is None:
+            key = _slice_key(sl)
         if type(node.ctx) is ast.Load:
             ns = self._namespace_of(node.value, key)
             if ns is not None:
@@ -517,6 +520,8 @@ class ExprEncoding:
         if (func.attr in _MUTATORS and type(func.value) is ast.Name and not site[4]
                 and not node.keywords):
             self._note_mutator(func.value.id, func.attr, node.args, aencs)
+        if result is None and func.attr in _DEFAULTED and len(aencs) == 2:
+            return ("c", fenc, aencs[1])  # ``d.get(k, default)``: the default may come back
         return result if result is not None else ("c", fenc)
 
     def _call_site(self, node: ast.Call, fenc: Enc,
@@ -704,6 +709,26 @@ _BUILTIN_MEANINGS = {
     "super": ExprEncoding._call_super,
     "property": ExprEncoding._call_property,
 }
+
+
+def _literal_int(node: ast.expr | None) -> int | bool | None:
+    """The value of a literal (possibly negative) int bound of a slice; None when absent;
+    False when not a literal."""
+    if node is None:
+        return None
+    neg = type(node) is ast.UnaryOp and type(node.op) is ast.USub
+    v = node.operand if neg else node  # type: ignore[attr-defined]
+    if type(v) is ast.Constant and type(v.value) is int:
+        return -v.value if neg else v.value
+    return False
+
+
+def _slice_key(sl: ast.Slice) -> Any:
+    """``("slice", lower, upper)`` for ``xs[1:3]`` with literal bounds, else None."""
+    lo, hi = _literal_int(sl.lower), _literal_int(sl.upper)
+    if lo is False or hi is False:
+        return None
+    return ("slice", lo, hi)
 
 
 def self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:

@@ -29,6 +29,7 @@ from impactlens.index.python.facts import (
     Enc,
     PyFileFacts,
 )
+from impactlens.index.python.resolve import builtin_types
 from impactlens.index.python.resolve.classes import ClassLookup
 from impactlens.index.python.resolve.fixtures import Fixtures
 from impactlens.index.python.resolve.memo import memo
@@ -44,6 +45,7 @@ from impactlens.index.python.resolve.values import (
     XI,
     Builtin,
     BuiltinInstance,
+    BuiltinMember,
     Class,
     DictDisplay,
     External,
@@ -115,6 +117,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         self._module_fixtures: dict[str, dict[str, int]] = {}
         self._iter: dict[Any, Items] = {}
         self._entries: dict[Any, Items | None] = {}
+        self._dvals: dict[Any, Items] = {}
         self._attr_memo: dict[tuple[int, int, Any], tuple[Enc, tuple[Items, bool]]] = {}
         self.depth = 0
         # an argument flow (argflow.py): values of the flowed parameters,
@@ -374,6 +377,21 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             return []
         return [(k, facts, s, e) for k, e, s in facts.scopes[mutation[1]].muts.get(mutation[2], ())]
 
+    # a display holding a value computed from itself (``d[k] = d.get(k) + 1``): nothing more
+    @memo("_dvals", [])
+    def display_values(self, v: Val) -> Items:
+        """Every value a dict display holds: its entries and the later stores into it."""
+        out: Items = []
+        facts = self.mod(v.module)
+        if facts is None:
+            return out
+        encs = [(facts, v.scope, e) for e in v.enc[2]]
+        encs.extend((efacts, es, e) for _k, efacts, es, e in self.mut_entries(v.mutation))
+        for efacts, es, e in encs:
+            got, _ = self.vals(efacts, es, e, v.recv)
+            _add(out, [g for g in got if type(g) is not NoneValue])
+        return out
+
     @memo("_entries", None)
     def entry_vals(self, v: Val, key: Any) -> Items | None:
         """Values of ``display[key]`` (literal key), or None if the entry is unknown."""
@@ -409,6 +427,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             t = type(v)
             if t is Class:
                 out.append(v)  # Generic[T] alias
+            elif t is SeqDisplay and type(key) is tuple and v.mutation is None:
+                out.append(v._replace(elems=v.elems[key[1]:key[2]]))  # a literal slice
             elif (t is DictDisplay and key is not None) or (
                     t is SeqDisplay and isinstance(key, int)):
                 got = self.entry_vals(v, key)
@@ -565,6 +585,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                     got = [ExternalValue("XI", v.dotted) if looks_like_class(v.dotted) else XI]
             elif t is ExternalValue or t is ExternalMember:
                 got = [XI]
+            elif t is BuiltinMember:
+                got = builtin_types.result(self, facts, scope, v, enc, recv)
             elif t is Builtin:
                 got = self.builtin_result(facts, scope, v.name, enc, recv)
             else:
@@ -585,6 +607,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             return [Sequence("SEQ", tuple(elems))]
         if name == "open":
             return [XI]
+        if name in builtin_types.PSEUDO:  # ``set()``, ``list()``: an empty container
+            return [BuiltinInstance("K", name)]
         return [U_RECV]
 
     def call_instance(self, v: Instance) -> tuple[Items, bool]:
@@ -720,7 +744,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 got, i2 = self.super_attr(v, name)
             elif t is External:
                 got = [External("X", v.dotted + "." + name)]
-            elif t is ExternalValue:
+            elif t is ExternalValue or t is BuiltinInstance or t is SeqDisplay or (
+                    t is DictDisplay):
                 got = [external_member(v, name)]
             elif t in OPAQUE:
                 got = [XI]
@@ -759,9 +784,9 @@ def external_instance(dotted: str) -> ExternalValue:
 
 def external_member(v: Any, name: str) -> Any:
     """``v.name`` of an external value: a named member when ``v``'s class is known."""
-    if type(v) is ExternalValue and v.dotted:
-        return ExternalMember("XM", v.dotted + "." + name)
-    return XI
+    if type(v) is ExternalValue:
+        return ExternalMember("XM", v.dotted + "." + name) if v.dotted else XI
+    return builtin_types.member(v, name) or XI
 
 
 def _with_mutation(vals: Items, mutation: tuple[str, int, str]) -> Items:
@@ -835,7 +860,7 @@ _EVAL: dict[str, Any] = {
     "sup": _super,
     "ctype": Evaluator.ev_class_of,
     "sl": lambda ev, facts, scope, enc, recv: (
-        [SeqDisplay("SL", facts.module, scope, enc[2], recv, None)], False),
+        [SeqDisplay("SL", facts.module, scope, enc[2], recv, None, enc[1])], False),
     "dl": lambda ev, facts, scope, enc, recv: (
         [DictDisplay("DL", facts.module, scope, enc, recv, None)], False),
     "glob": _constant(GLOBALS),

@@ -50,6 +50,7 @@ from impactlens.index.python.resolve.memo import memo
 from impactlens.index.python.resolve.modules import ModuleLookup
 from impactlens.index.python.resolve.values import (
     Builtin,
+    BuiltinMember,
     Class,
     ClassKey,
     DictDisplay,
@@ -68,7 +69,7 @@ from impactlens.index.python.resolve.values import (
     Variable,
 )
 
-_EXTERNAL = frozenset({External, ExternalValue, ExternalMember})
+_EXTERNAL = frozenset({External, ExternalValue, ExternalMember, BuiltinMember})
 _IMPLICIT = frozenset({"deco", "raise", "iter", "with", "op", "classdef"})
 _CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
 _SPECIAL_REASONS = {"getattr": U_DYNAMIC_GETATTR, "eval": U_EVAL, "importlib": U_IMPORTLIB,
@@ -172,6 +173,10 @@ class Sites:
             if fenc[1][0] == "glob":
                 return
             if fenc[2] is None or not self._dict_key_known(facts, scope, fenc, recv):
+                entries = self._any_entry(facts, scope, fenc[1], recv)
+                if entries:  # a computed key into displays the repository wrote in full
+                    self._emit_callee(facts, scope, entries, True, site, src, sink, recv)
+                    return
                 names = self._registry_names(facts, scope, fenc[1], recv)
                 sink.unresolved.append((line, facts.scopes[scope].qual, U_REGISTRY_DISPATCH,
                                         site_text(fenc), names))
@@ -299,6 +304,23 @@ class Sites:
             return False
         return True
 
+    def _any_entry(self, facts: PyFileFacts, scope: int, base: Enc, recv: Any) -> Items:
+        """Every value ``base[key]`` may give for a key not known statically, when ``base``
+        is only list/tuple/dict displays whose entries are all known; else []."""
+        vals, _ = self.vals(facts, scope, base, recv)
+        out: Items = []
+        for v in vals:
+            if type(v) is not DictDisplay and type(v) is not SeqDisplay:
+                return []
+            got = (self.evaluator.display_values(v) if type(v) is DictDisplay
+                   else self.evaluator.iterate([v]))
+            for g in got:
+                if type(g) is Unknown:
+                    return []  # a store of a value not known: the registry stays open
+                if g not in out:
+                    out.append(g)
+        return out
+
     def _registry_names(self, facts: PyFileFacts, scope: int, base: Enc,
                         recv: Any) -> tuple[str, ...]:
         """The names of a registry-dispatch site: its own, then the functions and classes
@@ -389,7 +411,7 @@ class Sites:
                 got, _ = self.returns(it.module, it.scope, it.recv)
                 inf = True
                 work.extend(got)
-            elif t in _EXTERNAL:
+            elif t in _EXTERNAL or t is Builtin:
                 external = True
             elif t is Unknown and unknown != "recv":
                 unknown = it.reason
@@ -473,6 +495,8 @@ class Sites:
         if t is Builtin:
             if fargs and it.name in _CALLBACK_BUILTINS:
                 self._builtin_callbacks(facts, scope, fargs, src, line, sink, recv)
+            if not quiet:
+                self._external(facts, scope, fenc, line, [it], sink)
             return True
         return False
 
@@ -482,8 +506,7 @@ class Sites:
         target (``External`` values) the callee evaluated to — the pycg export's external
         callees. A name call with no dotted target (a value produced by external code)
         is not recorded: it says nothing an attribute site would not."""
-        targets = tuple(it.dotted for it in items if type(it) is External
-                        or type(it) is ExternalMember)
+        targets = tuple(_external_name(it) for it in items if type(it) in _NAMED)
         if fenc[0] != "a" and not targets:
             return
         sink.unresolved.append((line, facts.scopes[scope].qual, U_EXTERNAL, site_text(fenc),
@@ -534,13 +557,21 @@ class Sites:
 
     def _builtin_callbacks(self, facts: PyFileFacts, scope: int, fargs: tuple[Any, ...],
                            src: str, line: int, sink: Sink, recv: Any) -> None:
-        """``map(f, xs)``, ``sorted(xs, key=f)``...: the builtin calls ``f`` for ``src``."""
-        for _pos, aenc in fargs:
+        """``map(f, xs)``, ``sorted(xs, key=f)``...: the builtin calls ``f`` for ``src``,
+        with each element of ``xs`` (so ``f`` calls the functions ``xs`` holds)."""
+        # sorted(xs, key=f) / min / max: xs first; map(f, xs) / filter(f, xs): xs second
+        keyed = any(p == "key" for p, _e in fargs)
+        elements = tuple((0, ("it", e)) for p, e in fargs if p == (0 if keyed else 1))
+        for pos, aenc in fargs:
             vals, _ = self.vals(facts, scope, aenc, recv)
             for v in vals:
                 if type(v) is Function:
                     self._call_edge(sink, src, v, line, R_INFERRED,
                                     call_detail(1, (), False, False, bool(v.bound)))
+                    if elements and pos == ("key" if keyed else 0):
+                        self._passed_functions(facts, scope,
+                                               [(K_CALL, bool(v.bound), (v.module, v.scope))],
+                                               elements, src, line, sink, recv)
 
     def constructors(self, ck: ClassKey) -> list[tuple[str, Any]]:
         """(id, target key) of what ``Cls(...)`` runs in the repository: ``__new__`` and
@@ -753,6 +784,20 @@ class Sites:
             except RecursionError:
                 continue
         return sink
+
+
+# callees outside the repository that the pycg export names
+_NAMED = frozenset({External, ExternalMember, BuiltinMember, Builtin})
+
+
+def _external_name(it: Val) -> str:
+    """``asyncio.run``, ``queue.Queue.put``, ``<**PyStr**>.join``, ``<builtin>.len``."""
+    t = type(it)
+    if t is BuiltinMember:
+        return str(it.pseudo)
+    if t is Builtin:
+        return "<builtin>." + it.name
+    return str(it.dotted)
 
 
 def _called_param(cs: Any, pos: Any, bound: bool) -> str | None:

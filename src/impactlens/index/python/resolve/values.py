@@ -98,6 +98,16 @@ class BuiltinInstance(NamedTuple):
     typename: str
 
 
+class BuiltinMember(NamedTuple):
+    """A method of a builtin-type value (``", ".join``, ``d.get``), named as PyCG names it
+    (``<**PyStr**>.join``); ``recv``: the value it is read on (what it returns may depend
+    on it: a dict display's ``values()``)."""
+
+    tag: Literal["BM"]
+    pseudo: str
+    recv: Any
+
+
 class NoneValue(NamedTuple):
     """``None``."""
 
@@ -115,6 +125,7 @@ class SeqDisplay(NamedTuple):
     elems: tuple[Enc, ...]
     recv: ClassKey | None
     mutation: Mutation | None
+    kind: str = "list"  # list, tuple, set or gen (a comprehension's generator)
 
 
 class DictDisplay(NamedTuple):
@@ -243,6 +254,7 @@ GLOBALS = Globals("G")
 EMPTY: tuple[Items, bool] = ([], False)
 
 # kinds whose attributes are outside the repository (a builtin's or external value's)
-OPAQUE = frozenset({ExternalValue, ExternalMember, BuiltinInstance, SeqDisplay, Sequence,
-                    DictDisplay, Builtin, Generator, FixedTuple, Mapping})
+OPAQUE = frozenset({ExternalValue, ExternalMember, BuiltinMember, BuiltinInstance,
+                    SeqDisplay, Sequence, DictDisplay, Builtin, Generator, FixedTuple,
+                    Mapping})
 LOCATIONS = frozenset({Variable, Field, Property})

@@ -29,7 +29,7 @@ from impactlens.index.python.facts import B_DEF, B_PARAM, FUNCTION, P_POS, P_POS
 
 MAX_TYPES = 4
 MAX_FLOWS = 3
-MAX_DEPTH = 1
+MAX_DEPTH = 2
 _CONCRETE = frozenset({"I", "F", "C", "SL", "DL", "SEQ"})  # values worth re-evaluating a body for
 _P: tuple[Any, ...] = ("p",)
 

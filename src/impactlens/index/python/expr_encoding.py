@@ -30,6 +30,7 @@ from impactlens.index.python.words import add_string_words
 
 if TYPE_CHECKING:
     from impactlens.index.python.binding_flow import LoopFrame
+    from impactlens.index.python.strong_updates import StoreKills
 
 # shared encodings (one object each: pickles once per file)
 U: Enc = ("u",)
@@ -123,6 +124,7 @@ class ExprEncoding:
     cls_ctx: int
     imports: list[tuple[int, int, str, str | None, str | None]]
     module: str
+    kills: StoreKills
 
     if TYPE_CHECKING:  # provided by the extractor and the binding flow
         def ev(self, node: ast.expr) -> Enc: ...
@@ -134,6 +136,8 @@ class ExprEncoding:
                            elts: list[ast.expr]) -> list[Enc]: ...
         def _note_mutator(self, name: str, method: str, args: list[ast.expr],
                           encs: list[Enc]) -> None: ...
+        def _note_store(self, name: str, key: Any, enc: Enc, call: bool = False,
+                        overwrites: bool = True) -> None: ...
 
     # ----------------------------------------------------- implicit call sites
     def _maybe_instance(self, enc: Enc) -> bool:
@@ -516,10 +520,14 @@ class ExprEncoding:
             special, result = self._call_import_module(node, func.attr)
         elif func.attr in _GETTERS and base[0] == "n" and base[1] == "operator":
             special, result = self._call_getter(node, func.attr)
-        site, aencs, _kwencs = self._call_site(node, fenc, special)
+        site, aencs, kwencs = self._call_site(node, fenc, special)
         if (func.attr in _MUTATORS and type(func.value) is ast.Name and not site[4]
                 and not node.keywords):
             self._note_mutator(func.value.id, func.attr, node.args, aencs)
+        elif (func.attr == "update" and type(func.value) is ast.Name and not node.args
+              and not site[5]):
+            for k, e in zip(node.keywords, kwencs, strict=False):  # d.update(k=v)
+                self._note_store(func.value.id, k.arg, e, call=True)
         if result is None and func.attr in _DEFAULTED and len(aencs) == 2:
             return ("c", fenc, aencs[1])  # ``d.get(k, default)``: the default may come back
         return result if result is not None else ("c", fenc)
@@ -547,6 +555,7 @@ class ExprEncoding:
             kwt, dstar, kwencs = self._call_keywords(node.keywords, fargs)
         site = (node.lineno, fenc, len(aencs), kwt, star, dstar, tuple(fargs), special)
         self.sc.calls.append(site)
+        self.kills.calls += 1
         return site, aencs, kwencs
 
     def _call_keywords(self, keywords: list[ast.keyword], fargs: list[tuple[Any, Enc]],

@@ -61,6 +61,7 @@ from impactlens.index.python.facts import (
     PyFileFacts,
     Scope,
 )
+from impactlens.index.python.strong_updates import StoreKills
 from impactlens.index.python.words import ident_tokens
 from impactlens.index.runtime import gc_paused, recursion_limit_at_least
 
@@ -112,6 +113,7 @@ class _Extractor(BindingFlow, ExprEncoding):
         self.is_package = is_package
         self.is_conftest = path.rpartition("/")[2] == "conftest.py"
         self.scopes: list[Scope] = []
+        self.kills = StoreKills()
         self.aux: list[tuple[set[int], dict[str, None], dict[str, None]]] = []
         self.imports: list[tuple[int, int, str, str | None, str | None]] = []
         self.stars: list[tuple[str, int]] = []

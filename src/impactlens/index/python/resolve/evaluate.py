@@ -182,8 +182,27 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         else:
             items, inf2 = self.attr(base, enc[2])
             res = (items, inf or inf2)
+            if enc[1][0] == "n" and facts.scopes[scope].muts:
+                res = self._stored_attr(facts, scope, enc, res)
         self._attr_memo[key] = (enc, res)
         return res
+
+    def _stored_attr(self, facts: PyFileFacts, scope: int, enc: Enc,
+                     res: tuple[Items, bool]) -> tuple[Items, bool]:
+        """``obj.fn`` where this function stored ``obj.fn = value`` on its local ``obj``:
+        the stored values join (and stand in for an attribute the class does not know)."""
+        rows = facts.scopes[scope].muts.get(enc[1][1])
+        key = "." + enc[2]
+        stored: Items = []
+        for k, e, s in rows or ():
+            if k == key:
+                got, _ = self.vals(facts, s, e, None)
+                _add(stored, [g for g in got if type(g) is not NoneValue])
+        if not stored:
+            return res
+        known = [v for v in res[0] if type(v) is not Unknown]
+        _add(known, stored)
+        return known, True
 
     def ev_from(self, facts: PyFileFacts, scope: int, enc: Enc,
                 recv: Any) -> tuple[Items, bool]:

@@ -113,3 +113,14 @@ def test_callbacks_of_sorted_and_map_receive_the_elements() -> None:
     calls = r.pairs()
     assert {("m.run", "m.rank"), ("m.rank", "m.a"), ("m.rank", "m.b"),
             ("m.rank", "m.c")} <= calls
+
+
+def test_a_constant_imported_as_a_key_selects_its_entry() -> None:
+    r = Repo({"keys.py": 'SAVE = "save"\nLOAD = "load"\n', "m.py": FUNCS + """
+    from keys import LOAD, SAVE
+    ACTIONS = {SAVE: a, LOAD: b}
+
+    def run():
+        return ACTIONS[SAVE]()
+    """})
+    assert {d for s, d in r.pairs() if s == "m.run"} == {"m.a"}

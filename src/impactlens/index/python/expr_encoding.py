@@ -317,6 +317,8 @@ class ExprEncoding:
             key = -sl.operand.value
         elif type(sl) is ast.Slice and sl.step is None:
             key = _slice_key(sl)
+        elif type(sl) is ast.Name or type(sl) is ast.Attribute:
+            key = ("key", self.ev(sl))  # a constant's name: its literal, when it has one
         if type(node.ctx) is ast.Load:
             ns = self._namespace_of(node.value, key)
             if ns is not None:
@@ -424,6 +426,8 @@ class ExprEncoding:
                 keys.append(k.value)
             elif type(k) is ast.Constant and type(k.value) is int:
                 keys.append(k.value)
+            elif type(k) is ast.Name or type(k) is ast.Attribute:
+                keys.append(("key", self.ev(k)))  # a constant's name (see e_Subscript)
             else:
                 self.ev(k)
                 keys.append(None)

@@ -100,6 +100,9 @@ def _deco_flags(text: str) -> int:
 
 
 
+_MAX_KEY_CONSTANT = 80  # longest module/class-level str constant kept literally
+
+
 class _Extractor(BindingFlow, ExprEncoding):
     """The visitor: the per-file and per-scope state, statements, definitions, imports
     and scopes; flow tracking and expression encoding come from the two mixins."""
@@ -352,6 +355,9 @@ class _Extractor(BindingFlow, ExprEncoding):
                 alts = self.ann(value)
                 if alts:  # `UserList = list[User]`: a type alias usable in annotations
                     enc = ("alias", alts, self.sidx, enc)
+            elif type(value) is ast.Constant and type(value.value) is str and len(
+                    value.value) <= _MAX_KEY_CONSTANT:
+                enc = ("k", "str", value.value)  # a constant that may key a table
         else:
             enc = self.ev(value)
         for t in node.targets:

@@ -419,7 +419,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             return None
         cands: list[tuple[PyFileFacts, int, Enc]] = []
         if type(v) is DictDisplay:
-            keys = v.enc[1]
+            keys = [self.literal_key(facts, v.scope, k) for k in v.enc[1]]
             if key in keys:
                 cands.append((facts, v.scope, v.enc[2][keys.index(key)]))
         elif -len(v.elems) <= key < len(v.elems):
@@ -437,10 +437,30 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                     out.append(g)
         return out
 
+    def literal_key(self, facts: PyFileFacts, scope: int, key: Any) -> Any:
+        """A subscript's key: a literal, ``("slice", lo, hi)``, or for ``("key", enc)``
+        (a name) the str every binding of the constant it names holds; else None."""
+        if type(key) is not tuple or key[0] != "key":
+            return key
+        items, _ = self.ev(facts, scope, key[1], None)
+        lits: set[str] = set()
+        for it in items:
+            if type(it) is not Variable:
+                return None
+            vfacts = self.mod(it.module)
+            if vfacts is None:
+                return None
+            for b in it.bindings:
+                benc = vfacts.scopes[0].binds[b][1]
+                if benc[0] != "k" or len(benc) < 3:
+                    return None
+                lits.add(benc[2])
+        return lits.pop() if len(lits) == 1 else None
+
     def ev_sub(self, facts: PyFileFacts, scope: int, enc: Enc, recv: Any) -> tuple[Items, bool]:
         """``base[key]``."""
         vals, inf = self.vals(facts, scope, enc[1], recv)
-        key = enc[2]
+        key = self.literal_key(facts, scope, enc[2])
         out: Items = []
         for v in vals:
             t = type(v)

@@ -172,8 +172,10 @@ class Sites:
         if fenc[0] == "sub":
             if fenc[1][0] == "glob":
                 return
-            if fenc[2] is None or not self._dict_key_known(facts, scope, fenc, recv):
-                entries = self._any_entry(facts, scope, fenc[1], recv)
+            key = self.evaluator.literal_key(facts, scope, fenc[2])
+            if key is None or not self._dict_key_known(facts, scope, fenc[1], key, recv):
+                entries = [] if key is not None else self._any_entry(facts, scope, fenc[1],
+                                                                     recv)
                 if entries:  # a computed key into displays the repository wrote in full
                     self._emit_callee(facts, scope, entries, True, site, src, sink, recv)
                     return
@@ -291,10 +293,10 @@ class Sites:
                                             call_detail(n, (), False, True, name == "__init__"))
             break
 
-    def _dict_key_known(self, facts: PyFileFacts, scope: int, fenc: Enc, recv: Any) -> bool:
+    def _dict_key_known(self, facts: PyFileFacts, scope: int, base: Enc, key: Any,
+                        recv: Any) -> bool:
         """``table["lit"]`` / ``items[2]`` into a display whose entry is known."""
-        key = fenc[2]
-        vals, _ = self.vals(facts, scope, fenc[1], recv)
+        vals, _ = self.vals(facts, scope, base, recv)
         if not vals:
             return False
         for v in vals:

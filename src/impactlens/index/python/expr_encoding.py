@@ -309,7 +309,7 @@ class ExprEncoding:
 
     def e_Subscript(self, node: ast.Subscript) -> Enc:
         sl = node.slice
-        key = None
+        key: Any = None
         if type(sl) is ast.Constant and type(sl.value) in (str, int):
             key = sl.value
         elif (type(sl) is ast.UnaryOp and type(sl.op) is ast.USub

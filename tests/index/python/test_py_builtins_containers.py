@@ -124,3 +124,22 @@ def test_a_constant_imported_as_a_key_selects_its_entry() -> None:
         return ACTIONS[SAVE]()
     """})
     assert {d for s, d in r.pairs() if s == "m.run"} == {"m.a"}
+
+
+def test_a_parameter_without_argument_holds_its_default() -> None:
+    r = Repo({"m.py": FUNCS + """
+    ACTIONS = {"a": a, "b": b}
+
+    def act(name="a", table=ACTIONS):
+        return table[name]()
+
+    def call(fn=c):
+        return fn()
+
+    act()
+    call(a)
+    """})
+    calls = r.pairs()
+    assert {d for s, d in calls if s == "m.act"} == {"m.a", "m.b"}
+    # the default, and what a caller passes (an argument flow)
+    assert {d for s, d in calls if s == "m.call"} == {"m.a", "m.c"}

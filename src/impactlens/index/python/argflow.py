@@ -86,7 +86,8 @@ def _param(cs: Any, pos: Any, bound: bool) -> str | None:
     for b in cs.byname.get(pname, ()):
         bind = cs.binds[b]
         if bind[4] == B_PARAM:
-            return pname if bind[1] == _P else None
+            # unannotated: unknown, or its default's value (an argument replaces it)
+            return pname if bind[1] == _P or bind[1][:2] == ("an", ()) else None
     return None
 
 

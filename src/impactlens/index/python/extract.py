@@ -103,6 +103,14 @@ def _deco_flags(text: str) -> int:
 _MAX_KEY_CONSTANT = 80  # longest module/class-level str constant kept literally
 
 
+def _defaulted(default: Enc | None, psidx: int) -> Enc:
+    """An unannotated parameter: its default's value when the default names something
+    (``table=ACTIONS``: what runs when no argument is passed), else unknown."""
+    if default is not None and default[0] in ("n", "a"):
+        return ("an", (), psidx, default)
+    return P
+
+
 class _Extractor(BindingFlow, ExprEncoding):
     """The visitor: the per-file and per-scope state, statements, definitions, imports
     and scopes; flow tracking and expression encoding come from the two mixins."""
@@ -629,11 +637,8 @@ class _Extractor(BindingFlow, ExprEncoding):
         if in_class and name in _IMPLICIT_CLASSMETHODS and name != "__new__":
             flags |= F_CLASSMETHOD
         args = node.args
-        for d in args.defaults:
-            self.ev(d)
-        for kd in args.kw_defaults:
-            if kd is not None:
-                self.ev(kd)
+        defaults = [self.ev(d) for d in args.defaults]
+        kw_defaults = [self.ev(kd) if kd is not None else None for kd in args.kw_defaults]
         is_static = bool(flags & F_STATICMETHOD)
         is_cm = bool(flags & F_CLASSMETHOD) or (in_class and name == "__new__")
         positional = [*args.posonlyargs, *args.args]
@@ -649,7 +654,7 @@ class _Extractor(BindingFlow, ExprEncoding):
                 alts = self.ann(a.annotation)
                 enc = ("an", alts, psidx, None) if alts else P
             else:
-                enc = P
+                enc = _defaulted(defaults[i - ndef_start] if i >= ndef_start else None, psidx)
             pencs.append((a.arg, enc))
         if args.vararg is not None:
             params.append((args.vararg.arg, P_VARARG, False))
@@ -659,13 +664,13 @@ class _Extractor(BindingFlow, ExprEncoding):
                 if alts:
                     enc = ("an", (("seq", alts),), psidx, None)
             pencs.append((args.vararg.arg, enc))
-        for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+        for a, kd in zip(args.kwonlyargs, kw_defaults, strict=False):
             params.append((a.arg, P_KWONLY, kd is not None))
             if a.annotation is not None:
                 alts = self.ann(a.annotation)
                 enc = ("an", alts, psidx, None) if alts else P
             else:
-                enc = P
+                enc = _defaulted(kd, psidx)
             pencs.append((a.arg, enc))
         if args.kwarg is not None:
             params.append((args.kwarg.arg, P_VARKW, False))

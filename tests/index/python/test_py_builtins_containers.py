@@ -143,3 +143,15 @@ def test_a_parameter_without_argument_holds_its_default() -> None:
     assert {d for s, d in calls if s == "m.act"} == {"m.a", "m.b"}
     # the default, and what a caller passes (an argument flow)
     assert {d for s, d in calls if s == "m.call"} == {"m.a", "m.c"}
+
+
+def test_a_store_into_a_nested_display_is_read_through_both_keys() -> None:
+    r = Repo({"m.py": FUNCS + """
+    ROUTES = {"io": {}, "ui": {"load": b}}
+    ROUTES["io"]["save"] = a
+
+    def run():
+        ROUTES["io"]["save"]()
+        ROUTES["ui"]["load"]()
+    """})
+    assert {d for s, d in r.pairs() if s == "m.run"} == {"m.a", "m.b"}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from impactlens.index.python.expr_encoding import AITER, ITER, K_DICT, K_INT, U
 from impactlens.index.python.facts import B_ASSIGN, B_OTHER, FUNCTION, MODULE, Enc, Scope
-from impactlens.index.python.strong_updates import NONE, StoreKills, without_entry
+from impactlens.index.python.strong_updates import NONE, StoreKills, nested_name, without_entry
 
 
 def _mut_killer(rows: list[Any], i: int) -> Callable[[], None]:
@@ -163,22 +163,31 @@ class BindingFlow:
             sl = t.slice
             self.ev(sl)
             self._op_site(t.lineno, cont, "__setitem__", 2)
+            key = sl.value if (type(sl) is ast.Constant
+                               and type(sl.value) in (str, int)) else None
             if type(t.value) is ast.Name:
-                key = sl.value if (type(sl) is ast.Constant
-                                   and type(sl.value) in (str, int)) else None
                 self._note_store(t.value.id, key, enc)
+            elif type(t.value) is ast.Subscript and type(t.value.value) is ast.Name:
+                inner = t.value.slice
+                if type(inner) is ast.Constant and type(inner.value) in (str, int):
+                    # ``d["a"]["b"] = v``: a store into the display at d["a"]
+                    self._note_store(t.value.value.id, key, enc, path=inner.value)
         else:
             self.ev(t)
 
     # ------------------------------------------------------ container stores
     def _note_store(self, name: str, key: Any, enc: Enc, call: bool = False,
-                    overwrites: bool = True) -> None:
+                    overwrites: bool = True, path: Any = None) -> None:
         """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry
-        (``call``: through a method call; ``overwrites``: replacing the key's value)."""
+        (``call``: through a method call; ``overwrites``: replacing the key's value;
+        ``path``: into the display at ``name[path]`` instead)."""
         if self.cur.get(name) or self.sc.kind == MODULE:
             owner = self.sc
         else:
             owner = self.scopes[0]
+        if path is not None:
+            owner.muts.setdefault(name, [])  # marks the outer display (evaluate.entry_vals)
+            name = nested_name(name, path)
         rows = owner.muts.setdefault(name, [])
         rows.append((key, enc, self.sidx))
         if key is not None and overwrites:

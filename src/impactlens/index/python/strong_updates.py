@@ -66,6 +66,11 @@ class StoreKills:
                                           lambda i=i: drop(i))  # type: ignore[misc]
 
 
+def nested_name(name: str, key: Any) -> str:
+    """The mutation name of the display stored at ``name[key]`` (``d["a"]["b"] = v``)."""
+    return f"{name}[{key!r}]"
+
+
 def without_entry(enc: Enc, i: int) -> Enc:
     """A dict or list display's encoding with value ``i`` dropped."""
     if enc[0] == "dl":

@@ -70,6 +70,7 @@ from impactlens.index.python.resolve.values import (
     Val,
     Variable,
 )
+from impactlens.index.python.strong_updates import nested_name
 
 _BUILTIN_RESULT = {
     "str": "str", "repr": "str", "format": "str", "ascii": "str", "chr": "str", "hex": "str",
@@ -430,9 +431,14 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         if not cands:
             return None
         out: Items = []
+        inner = (v.mutation[0], v.mutation[1], nested_name(v.mutation[2], key)) if (
+            v.mutation is not None and isinstance(key, str | int)) else None
         for cfacts, cs, e in cands:
             got, _ = self.vals(cfacts, cs, e, v.recv)
             for g in got:
+                if inner is not None and (type(g) is DictDisplay or type(g) is SeqDisplay) \
+                        and g.mutation is None:
+                    g = g._replace(mutation=inner)  # later ``d[key][k] = x`` stores
                 if g not in out and type(g) is not NoneValue:
                     out.append(g)
         return out

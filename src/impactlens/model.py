@@ -300,6 +300,20 @@ class FileChange:
 
 
 @dataclass(frozen=True, slots=True)
+class NotAnalyzed:
+    """An edited file left out of the analysis, as the indexer leaves such a file out of
+    the index: over the size cap, a syntax error, nesting too deep to parse. ``line``: where
+    the parser stopped (0: nowhere in particular)."""
+
+    file: str
+    line: int
+    why: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "why": self.why}
+
+
+@dataclass(frozen=True, slots=True)
 class Params:
     """A parameter list, enough to bind a call site against it (§3.7 binding check)."""
 
@@ -622,6 +636,7 @@ class ImpactResult:
     unanalyzable: tuple[UnanalyzableHit, ...] = ()
     omitted_batches: int = 0
     tests_note: str = ""  # how a recorded test run shaped the validation set, if one did
+    not_analyzed: tuple[NotAnalyzed, ...] = ()  # edited files that could not be read
 
     def changes_json(self) -> dict[str, object]:
         """The §3.1 object."""
@@ -649,6 +664,7 @@ class ImpactResult:
                 },
             },
             "unanalyzable": [u.to_json() for u in self.unanalyzable],
+            "not_analyzed": [n.to_json() for n in self.not_analyzed],
             "test_map": [{"file": t.file, "test_id": t.test_id, "conf": t.conf,
                           "via": t.via, "relation": t.relation} for t in self.test_map],
             "tests_note": self.tests_note,

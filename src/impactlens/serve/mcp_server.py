@@ -142,6 +142,7 @@ class AnalyzeOutput(TypedDict):
     tests: TestsOut
     dag: DagOut
     unanalyzable: list[dict[str, Any]]
+    not_analyzed: NotRequired[list[dict[str, Any]]]  # edited files left out, and why
     co_change: dict[str, Any]
     note: str
     omitted: dict[str, int]  # per section, what this answer leaves out
@@ -393,7 +394,8 @@ def _output(change: Any, data: dict[str, Any], *, detail: bool,
         "seed": data["seed"], "changes": data["changes"], "triage": data["triage"],
         "batches": data["batches"], "validate": data["obligations"]["validate"],
         "tests": data["tests"], "dag": data["dag"], "unanalyzable": data["unanalyzable"],
-        "co_change": data["co_change"], "note": data["tests_note"],
+        "not_analyzed": data["not_analyzed"], "co_change": data["co_change"],
+        "note": data["tests_note"],
         "omitted": data["omitted"], "complete": data["complete"], "next_cursor": next_cursor,
     }
     if detail:

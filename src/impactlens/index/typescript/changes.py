@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from impactlens.errors import BadInputError
+from impactlens.errors import UnparsableError
 from impactlens.index.typescript.facts import (
     CLASS,
     ENUM,
@@ -64,9 +64,13 @@ def params(d: Def) -> Params | None:
 
 
 def _facts(text: str, path: str, which: str) -> TsFacts:
-    facts = extract(path, text.encode("utf-8", "surrogateescape"), "", False)
+    try:
+        facts = extract(path, text.encode("utf-8", "surrogateescape"), "", False)
+    except RecursionError:
+        raise UnparsableError(path, 0, f"the {which} version nests too deeply to "
+                              "analyze") from None
     if facts.errors:
-        raise BadInputError(f"{path}:{facts.errors[0]}: syntax error in the {which} version")
+        raise UnparsableError(path, facts.errors[0], f"syntax error in the {which} version")
     return facts
 
 

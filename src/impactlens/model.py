@@ -194,6 +194,9 @@ class IndexSummary:
     full: bool
     failures: tuple[tuple[str, str], ...] = ()  # (path, error) of files that did not parse
     notes: tuple[str, ...] = field(default=())
+    # (path, why) of what the run left out of the index altogether: names that are not
+    # UTF-8, directories symlinked to outside the repository
+    skipped: tuple[tuple[str, str], ...] = ()
 
     def as_json(self) -> dict[str, object]:
         """The summary as the `index --json` / MCP `reindex` object (notes not included)."""
@@ -202,6 +205,7 @@ class IndexSummary:
             "edges": self.edges, "unresolved": self.unresolved,
             "parse_failures": self.parse_failures, "seconds": round(self.seconds, 3),
             "full": self.full, "failures": [list(f) for f in self.failures],
+            "skipped": [list(s) for s in self.skipped],
         }
 
 

@@ -398,6 +398,13 @@ class Indexer:
         if paths.skipped:
             notes.append(f"skipped {len(paths.skipped)} file(s) whose name is not valid UTF-8: "
                          + ", ".join(paths.skipped[:5]))
+        linked = discover.linked_outside(self.root, top)
+        if linked:
+            notes.append(f"skipped {len(linked)} director{'y' if len(linked) == 1 else 'ies'} "
+                         "symlinked to outside the repository (not followed): "
+                         + ", ".join(linked[:5]))
+        skipped = sorted([*((p, discover.LINKED_OUT) for p in linked),
+                          *((p, "name is not valid UTF-8") for p in paths.skipped)])
         modules, changed, deleted, touched = self._scan(known, full, paths)
         stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
         # a moved package boundary renames modules: those files must be re-extracted
@@ -444,7 +451,7 @@ class Indexer:
             files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
             edges=counts["edges"], unresolved=counts["unresolved"],
             parse_failures=counts["parse_failures"], seconds=time.perf_counter() - t0,
-            full=full, failures=failures, notes=tuple(notes),
+            full=full, failures=failures, notes=tuple(notes), skipped=tuple(skipped),
         )
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],

@@ -218,6 +218,7 @@ class ReindexOutput(TypedDict):
     seconds: float
     full: bool
     failures: list[list[str]]
+    skipped: list[list[str]]  # [path, why] of what was left out of the index altogether
 
 
 # --------------------------------------------------------------- inputs
@@ -754,8 +755,9 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
     ) -> Annotated[CallToolResult, ReindexOutput]:
         def work() -> CallToolResult:
             out = cast(ReindexOutput, backend.project.index(full=full).as_json())
+            left_out = "".join(f"; skipped {p}: {why}" for p, why in out["skipped"])
             return _reply(out, f"indexed {out['files']} files ({out['parsed']} parsed): "
-                               f"{out['symbols']} symbols, {out['edges']} edges")
+                               f"{out['symbols']} symbols, {out['edges']} edges{left_out}")
         return await backend.call(work, refresh=False)
 
     server._impactlens_backend = backend  # type: ignore[attr-defined]

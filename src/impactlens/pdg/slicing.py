@@ -296,7 +296,12 @@ def pdg_impact(
         nested = _innermost_nested(fn, line)
         if nested is not None:
             scope_name, scope = f"{target.qualname}.<locals>.{nested.name}", nested
-    local = local_slice(cache, path, line, direction, scope, scope_name)
+    try:
+        local = local_slice(cache, path, line, direction, scope, scope_name)
+    except RecursionError:  # parsed, but too deep for the graph's walks: as unparsable
+        out["reason"] = "syntax-error"
+        out["message"] = f"{path}: {TOO_DEEP}"
+        return out
     out["criterion"]["statements"] = [s.as_dict() for s in local.criterion]
     out["criterion"]["scope"] = local.scope
     out["pdg_edges"] = dict(sorted(local.edge_counts.items()))
@@ -312,8 +317,16 @@ def pdg_impact(
                "changed since the last index)")
         out["note"] += f" ({why}: inter-procedural parts skipped)"
         return out
-    _interprocedural(view, cache, target, local, direction, hops, out)
+    try:
+        _interprocedural(view, cache, target, local, direction, hops, out)
+    except RecursionError:  # a function on the way is too deep: what was found stays
+        out["truncated"] = True
+        out["truncated_by"] = sorted({*out["truncated_by"], "nesting"})
+        out["note"] += f" (a function on the way: {TOO_DEEP}; inter-procedural parts cut)"
     return out
+
+
+TOO_DEEP = "expressions nested too deeply to analyze"
 
 
 def _leaf(node: Node) -> str:

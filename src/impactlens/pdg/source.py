@@ -44,6 +44,8 @@ class ParsedFile:
             except (SyntaxError, ValueError) as exc:
                 line = getattr(exc, "lineno", None)
                 self.error = f"syntax error at line {line}: {exc}"
+            except (RecursionError, MemoryError):  # what the indexer records as unparsable
+                self.error = "expressions nested too deeply to parse"
         return self._tree
 
     @property

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from impactlens.pdg.cfg import CD_LABELS, CFG
 from impactlens.pdg.defuse import Path, overlaps
 
+#: loop-header node kinds of every frontend (Python's, and TypeScript's for…of/do)
+LOOP_KINDS = frozenset({"while", "for", "async_for", "for_in", "do"})
+
 
 def control_succ(cfg: CFG) -> list[list[int]]:
     """Successor lists used for post-dominance (with the fake edges added)."""
@@ -45,7 +48,7 @@ def control_succ(cfg: CFG) -> list[list[int]]:
         if not missing:
             return succ
         # prefer a loop header (an infinite `while True:`), earliest in the source
-        headers = [i for i in missing if cfg.nodes[i].kind in ("while", "for", "async_for")]
+        headers = [i for i in missing if cfg.nodes[i].kind in LOOP_KINDS]
         pool = headers or missing
         pick = min(pool, key=lambda i: (cfg.nodes[i].line, i))
         succ[pick].append(cfg.exit)

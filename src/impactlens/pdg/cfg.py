@@ -306,7 +306,7 @@ def _declared(scope: Any) -> tuple[frozenset[str], frozenset[str]]:
     nl: set[str] = set()
     if not isinstance(scope, ast.AST):  # no global/nonlocal declarations outside Python
         return frozenset(), frozenset()
-    stack: list[ast.AST] = list(scope.body)
+    stack: list[ast.AST] = list(getattr(scope, "body", []))
     while stack:
         n = stack.pop()
         if isinstance(n, ast.Global):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from impactlens.pdg.cfg import CD_LABELS, CFG
-from impactlens.pdg.defuse import Path, overlaps
+from impactlens.pdg.defuse import Path, is_prefix, overlaps
 
 #: loop-header node kinds of every frontend (Python's, and TypeScript's for…of/do)
 LOOP_KINDS = frozenset({"while", "for", "async_for", "for_in", "do"})
@@ -193,7 +193,7 @@ def data_dependence(cfg: CFG) -> tuple[list[set[int]], list[list[tuple[int, Path
                 if not bits >> i & 1:
                     continue
                 path = sites[i].path
-                if (use[: len(path)] == path) if ref else overlaps(path, use):
+                if is_prefix(path, use) if ref else overlaps(path, use):
                     dd[node.id].add(sites[i].node)
                     detail[node.id].append((sites[i].node, path))
     return dd, detail

@@ -1,8 +1,8 @@
 """Definitions and uses of one TypeScript/JavaScript CFG statement (tree-sitter nodes).
 
 Locations are the access paths of :mod:`impactlens.pdg.defuse`: ``("x",)``,
-``("this", "total")``, ``("obj", "a", "b")``; a computed index is ``"[]"`` (a weak
-definition), a string-literal index is the property itself (``o["k"]`` = ``o.k``).
+``("this", "total")``, ``("obj", "a", "b")``; a computed index is
+:data:`~impactlens.pdg.defuse.ANY` (a weak definition that may be any property), a string-literal index is the property itself (``o["k"]`` = ``o.k``).
 
 * Destructuring binds every name of the pattern; ``const {a, b: c} = obj`` reads
   ``obj.a`` and ``obj.b`` (not the whole of ``obj``) when the pattern has no rest
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from impactlens.pdg.defuse import MODEL_ARG_MUTATION, SUB, DefUse, Path
+from impactlens.pdg.defuse import ANY, MODEL_ARG_MUTATION, DefUse, Path
 
 FUNCTION_TYPES = frozenset({
     "function_declaration", "generator_function_declaration", "function_expression",
@@ -116,7 +116,7 @@ def path_of(expr: Any) -> Path | None:
         elif t == "subscript_expression":
             idx = unwrap(field(node, "index"))
             key = _string_key(idx)
-            parts.append(key if key is not None else SUB)
+            parts.append(key if key is not None else ANY)
             node = unwrap(field(node, "object"))
         else:
             return None

@@ -476,6 +476,7 @@ def gates(report: dict[str, Any], baselines: dict[str, Any], k_runs: list[dict[s
 # ------------------------------------------------------------------ mutation
 def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
     from impactlens.bench.mutation import run_oracle
+    from impactlens.bench.mutation_ts import run_ts_oracle
 
     rows = []
     for r in runs:
@@ -483,11 +484,16 @@ def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
         if r.status != "ok":
             continue
         crit = c.criterion
-        mod = crit["filePath"][:-3].replace("/", ".")
-        if mod.endswith(".__init__"):
-            mod = mod[: -len(".__init__")]
-        qual = crit["name"][len(mod) + 1:]
-        res = run_oracle(c.dir, c.name, crit["filePath"], mod, qual, crit["line"])
+        if crit["filePath"].endswith(".py"):
+            mod = crit["filePath"][:-3].replace("/", ".")
+            if mod.endswith(".__init__"):
+                mod = mod[: -len(".__init__")]
+            qual = crit["name"][len(mod) + 1:]
+            res = run_oracle(c.dir, c.name, crit["filePath"], mod, qual, crit["line"])
+        else:  # TypeScript/JavaScript, run with Node
+            mod = crit["filePath"].rsplit(".", 1)[0]
+            res = run_ts_oracle(c.dir, c.name, crit["filePath"], crit["name"][len(mod) + 1:],
+                                crit["line"])
         row: dict[str, Any] = {"case": c.name, "locus": c.locus, "status": res.status,
                                "direction": crit["direction"], "inputs": len(res.inputs),
                                "mutants": res.mutants, "behavioral": res.behavioral}
@@ -529,6 +535,15 @@ def _owner(case_dir: Path, key: str) -> str | None:
 
     file, _, ln = key.rpartition(":")
     line = int(ln)
+    if not file.endswith(".py"):
+        from impactlens.pdg.typescript.source import TsParsedFile
+
+        try:
+            text = (case_dir / file).read_text(encoding="utf-8")
+        except OSError:
+            return None
+        name, _ = TsParsedFile(file, text, text.splitlines()).innermost_scope(line)
+        return None if name == "<module>" else f"{file.rsplit('.', 1)[0]}.{name}"
     try:
         tree = ast.parse((case_dir / file).read_text(encoding="utf-8"))
     except (OSError, SyntaxError):

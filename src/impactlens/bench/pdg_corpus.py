@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-PEER_BASELINES = Path(__file__).resolve().parents[3] / "bench" / "impact-pdg-peer" / "baselines.json"
+PEER_BASELINES = (Path(__file__).resolve().parents[3] / "bench" / "impact-pdg-peer"
+                  / "baselines.json")
 
 
 def peer_fixtures(root: Path) -> Path | None:
@@ -67,7 +68,8 @@ def adapt_peer_gt(gt: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_cases(root: Path, only: set[str] | None) -> tuple[list[tuple[str, Path, dict[str, Any]]], bool]:
+def read_cases(root: Path, only: set[str] | None
+               ) -> tuple[list[tuple[str, Path, dict[str, Any]]], bool]:
     """(name, directory, ground truth) per case, and whether this is the peer's corpus."""
     fixtures = peer_fixtures(root)
     base = fixtures if fixtures is not None else root

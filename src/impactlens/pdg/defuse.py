@@ -101,7 +101,7 @@ def is_prefix(a: Path, b: Path) -> bool:
     """``a`` is a prefix of ``b``, an :data:`ANY` component matching any component."""
     if len(a) > len(b):
         return False
-    return all(x == y or x == ANY or y == ANY for x, y in zip(a, b, strict=False))
+    return all(x == y or ANY in (x, y) for x, y in zip(a, b, strict=False))
 
 
 def path_of(expr: ast.AST) -> Path | None:

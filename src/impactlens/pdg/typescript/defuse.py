@@ -2,7 +2,8 @@
 
 Locations are the access paths of :mod:`impactlens.pdg.defuse`: ``("x",)``,
 ``("this", "total")``, ``("obj", "a", "b")``; a computed index is
-:data:`~impactlens.pdg.defuse.ANY` (a weak definition that may be any property), a string-literal index is the property itself (``o["k"]`` = ``o.k``).
+:data:`~impactlens.pdg.defuse.ANY` (a weak definition that may be any property), a
+string-literal index is the property itself (``o["k"]`` = ``o.k``).
 
 * Destructuring binds every name of the pattern; ``const {a, b: c} = obj`` reads
   ``obj.a`` and ``obj.b`` (not the whole of ``obj``) when the pattern has no rest

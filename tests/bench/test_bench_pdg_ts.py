@@ -105,3 +105,30 @@ def test_a_gitnexus_corpus_is_scored_in_place(tmp_path: Path) -> None:
     # the call graph also reaches `other`, which the changed line does not feed
     assert "src/run.other@src/run.ts" in case["callgraph"]["cis"]
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_node_oracle_finds_the_dynamic_slice(tmp_path: Path) -> None:
+    import pytest
+
+    from impactlens.bench.mutation_ts import node_binary, run_ts_oracle, ts_mutants
+
+    if node_binary() is None:
+        pytest.skip("node is not installed")
+    src = ("interface Unused { a: number }\n"                     # 1
+           "export function f(a: number, ok: boolean): number {\n"  # 2
+           "  const b = a * 2;\n"                                  # 3
+           "  const c = (b as number) + 1;\n"                      # 4
+           "  const d = a - 1;\n"                                  # 5
+           "  if (ok) {\n"                                         # 6
+           "    return c!;\n"                                      # 7
+           "  }\n"                                                 # 8
+           "  return d;\n"                                         # 9
+           "}\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "f.ts").write_text(src)
+    ops = [m[0] for m in ts_mutants(src.encode(), "src/f.ts", 3)]
+    assert ops[:3] == ["AOR", "CRP", "CRP"]
+    res = run_ts_oracle(tmp_path, "f", "src/f.ts", "f", 3)
+    assert res.status == "ok", res.status
+    assert res.behavioral == ["src/f.ts:4", "src/f.ts:7"]
+    assert len(res.inputs) == 4 * 2

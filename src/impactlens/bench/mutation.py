@@ -399,9 +399,15 @@ def _run_variant(root: Path, module: str, qualname: str, inputs: list[list[Any]]
     src_dir = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src_dir + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONHASHSEED"] = "0"
+    return run_json([python, "-c", _RUNNER, json.dumps(spec)], root, env)
+
+
+def run_json(cmd: list[str], cwd: Path, env: dict[str, str] | None = None
+             ) -> list[dict[str, Any]] | None:
+    """The JSON list a variant runner prints last; None when it fails or times out."""
     try:
-        proc = subprocess.run([python, "-c", _RUNNER, json.dumps(spec)], capture_output=True,
-                              text=True, timeout=RUN_TIMEOUT_S, env=env, cwd=str(root))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                              env=env, cwd=str(cwd))
     except subprocess.TimeoutExpired:
         return None
     if proc.returncode != 0:

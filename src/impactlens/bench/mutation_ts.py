@@ -25,15 +25,19 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from impactlens.bench.mutation import MAX_INPUTS, MAX_MUTANTS, OracleResult, _key_order
+from impactlens.bench.mutation import (
+    MAX_INPUTS,
+    MAX_MUTANTS,
+    OracleResult,
+    _key_order,
+    run_json,
+)
 from impactlens.index.typescript.parse import parse_tree
 
-RUN_TIMEOUT_S = 30.0
 STEP_BUDGET = 200_000
 NUM = [5, -3, 0, 42]
 NUM_LIST = [[1, 2, 3], [-1, -2], []]
@@ -382,18 +386,7 @@ def _run(node: str, root: Path, js_file: str, qualname: str, inputs: list[list[A
             "budget": STEP_BUDGET}
     driver = root / "__il_driver.mjs"
     driver.write_text(_DRIVER)
-    try:
-        proc = subprocess.run([node, str(driver), json.dumps(spec)], capture_output=True,
-                              text=True, timeout=RUN_TIMEOUT_S, cwd=str(root))
-    except subprocess.TimeoutExpired:
-        return None
-    if proc.returncode != 0:
-        return None
-    try:
-        out: list[dict[str, Any]] = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return None
-    return out
+    return run_json([node, str(driver), json.dumps(spec)], root)
 
 
 def _write_variant(root: Path, case_dir: Path, file: str, text: bytes | None) -> str:

@@ -26,7 +26,7 @@ classes are single statements of the outer function. Synthetic nodes: ``entry``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from impactlens.pdg.cfg import CFG, ENTRY, EXIT, PARAMS, _Builder
@@ -48,7 +48,7 @@ from impactlens.pdg.typescript.defuse import field as fld
 
 _SKIP = frozenset({"empty_statement", "interface_declaration", "type_alias_declaration",
                    "ambient_declaration", "comment", "import_statement", "debugger_statement",
-                   "function_signature", "abstract_class_declaration_signature"})
+                   "function_signature"})
 _DECLS = frozenset({"lexical_declaration", "variable_declaration"})
 
 
@@ -62,9 +62,7 @@ class _Ctx:
     labels: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
 
     def but(self, **kw: Any) -> _Ctx:
-        d = {s: getattr(self, s) for s in self.__slots__}
-        d.update(kw)
-        return _Ctx(**d)
+        return replace(self, **kw)
 
 
 def lines_of(node: Any) -> tuple[int, int]:
@@ -436,23 +434,19 @@ def _jump(b: _TsBuilder, s: Any, nxt: int, ctx: _Ctx, label: str | None) -> int:
 
 
 def _return(b: _TsBuilder, s: Any, nxt: int, ctx: _Ctx, label: str | None) -> int:
+    """``return``/``throw``: to the function's exit / the innermost handler."""
     du, c = b.du()
     for ch in named(s):
         c.use(ch)
-    n = b.new("return", s, du=du, span=lines_of(s))
-    b.nodes[n].is_return = True
-    b.edge(n, ctx.return_t)
-    b.exc(n, ctx)
-    return n
-
-
-def _throw(b: _TsBuilder, s: Any, nxt: int, ctx: _Ctx, label: str | None) -> int:
-    du, c = b.du()
-    for ch in named(s):
-        c.use(ch)
-    n = b.new("throw", s, du=du, span=lines_of(s))
-    b.nodes[n].is_raise = True
-    b.edge(n, ctx.raise_t, "raise")
+    is_throw = s.type == "throw_statement"
+    n = b.new("throw" if is_throw else "return", s, du=du, span=lines_of(s))
+    if is_throw:
+        b.nodes[n].is_raise = True
+        b.edge(n, ctx.raise_t, "raise")
+    else:
+        b.nodes[n].is_return = True
+        b.edge(n, ctx.return_t)
+        b.exc(n, ctx)
     return n
 
 
@@ -505,7 +499,7 @@ _HANDLERS: dict[str, Any] = {
     "if_statement": _if, "while_statement": _while, "do_statement": _do,
     "for_statement": _for, "for_in_statement": _for_in, "switch_statement": _switch,
     "labeled_statement": _labelled, "break_statement": _jump, "continue_statement": _jump,
-    "return_statement": _return, "throw_statement": _throw, "try_statement": _try,
+    "return_statement": _return, "throw_statement": _return, "try_statement": _try,
 }
 
 

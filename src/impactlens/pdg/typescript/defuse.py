@@ -307,15 +307,19 @@ class Collector:
         p = path_of(obj)
         if p is not None:
             self.du.ref_uses.add(p)
-            cur = obj
-            while cur is not None and cur.type in ("member_expression", "subscript_expression"):
-                if cur.type == "subscript_expression":
-                    idx = field(cur, "index")
-                    if idx is not None and _string_key(unwrap(idx)) is None:
-                        self.use(idx)
-                cur = unwrap(field(cur, "object"))
+            self._index_uses(obj)
         else:
             self.use(obj)
+
+    def _index_uses(self, chain: Any) -> None:
+        """The computed indexes evaluated along a member/subscript chain."""
+        cur = chain
+        while cur is not None and cur.type in ("member_expression", "subscript_expression"):
+            if cur.type == "subscript_expression":
+                idx = field(cur, "index")
+                if idx is not None and _string_key(unwrap(idx)) is None:
+                    self.use(idx)
+            cur = unwrap(field(cur, "object"))
 
     def destructure(self, pattern: Any, value: Any) -> None:
         """``pattern = value``: per-property reads when the value is a plain path."""
@@ -405,13 +409,7 @@ class Collector:
         p = path_of(node)
         if p is not None:
             self.du.uses.add(p)
-            cur = node
-            while cur is not None and cur.type in ("member_expression", "subscript_expression"):
-                if cur.type == "subscript_expression":
-                    idx = field(cur, "index")
-                    if idx is not None and _string_key(unwrap(idx)) is None:
-                        self.use(idx)
-                cur = unwrap(field(cur, "object"))
+            self._index_uses(node)
             return
         self.use(field(node, "object"))
         if node.type == "subscript_expression":

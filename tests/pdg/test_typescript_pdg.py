@@ -192,6 +192,12 @@ def test_javascript_files_are_sliced_with_the_javascript_grammar(tmp_path: Path)
     assert lines(tmp_path, src, 2, name="m.js") == [3, 4]
 
 
+def test_generated_code_nested_thousands_deep_is_sliced(tmp_path: Path) -> None:
+    src = ("function f(a: number) {\n  const s = " + " + ".join(["a"] * 3000)
+           + ";\n  return s;\n}\n")
+    assert lines(tmp_path, src, 2) == [3]
+
+
 def test_degraded_reasons_are_explicit(tmp_path: Path) -> None:
     (tmp_path / "m.ts").write_text("abstract class A {\n  abstract f(): number;\n}\n"
                                    "function g() {\n\n  return 1;\n}\n")

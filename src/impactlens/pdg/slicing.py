@@ -138,7 +138,13 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
         base.message = (f"{path}:{scope_line}: {name} has no executable body "
                         "(Protocol/abstract/stub); there is no dependence to slice")
         return base
-    pdg = cache.pdg(path, scope)
+    try:
+        pdg = cache.pdg(path, scope)
+    except RecursionError:  # a pathological nesting depth the frontends do not flatten
+        base.reason = "too-deep"
+        base.message = (f"{path}:{scope_line}: {name} nests too deeply to build its "
+                        "dependence graph")
+        return base
     base.pdg = pdg
     base.edge_counts = pdg.edge_counts()
     crit = [n for n in pdg.cfg.nodes_at_line(line)]
@@ -201,7 +207,10 @@ class _Program:
         fn = pf.function_span(node.start_line, node.end_line, _leaf(node))
         if fn is None or pf.is_bodyless(fn):
             return None
-        pdg = self.cache.pdg(node.file, fn)
+        try:
+            pdg = self.cache.pdg(node.file, fn)
+        except RecursionError:
+            return None
         calls: list[tuple[Edge, list[int]]] = []
         for e in self.view.out_edges(sym, CALL_KINDS):
             if e.file != node.file:

@@ -372,6 +372,14 @@ class Collector:
         elif t == "binary_expression" and operator(node) in _SHORT_CIRCUIT:
             self.use(field(node, "left"))
             self.conditional(field(node, "right"))
+        elif t == "binary_expression":
+            # a left-nested chain (a + b + c …) walked as a loop: generated code nests
+            # thousands deep
+            while node is not None and node.type == "binary_expression" \
+                    and operator(node) not in _SHORT_CIRCUIT:
+                self.use(field(node, "right"))
+                node = field(node, "left")
+            self.use(node)
         elif t == "ternary_expression":
             self.use(field(node, "condition"))
             self.conditional(field(node, "consequence"))

@@ -63,23 +63,28 @@ class TsParsedFile:
             self._walk(self.tree, "")
         return self._functions
 
-    def _walk(self, node: Any, prefix: str) -> None:
-        for c in node.named_children:
-            t = c.type
-            if t in FUNCTION_TYPES or t in SIGNATURE_TYPES:
-                name, start = _name_of(c)
-                if name is None:
-                    self._anon.append(c)
-                    self._walk(c, prefix)
-                    continue
-                q = f"{prefix}{name}"
-                self._functions.append((q, start, c))  # type: ignore[union-attr]
-                self._walk(c, q + ".")
-            elif t in CLASS_TYPES or t == "interface_declaration":
-                nm = fld(c, "name")
-                self._walk(c, f"{prefix}{text(nm)}." if nm is not None else prefix)
-            else:
-                self._walk(c, prefix)
+    def _walk(self, root: Any, prefix: str) -> None:
+        # a loop, not recursion: generated code nests expressions thousands deep
+        assert self._functions is not None
+        stack = [(root, prefix)]
+        while stack:
+            node, prefix = stack.pop()
+            for c in reversed(node.named_children):
+                t = c.type
+                if t in FUNCTION_TYPES or t in SIGNATURE_TYPES:
+                    name, start = _name_of(c)
+                    if name is None:
+                        self._anon.append(c)
+                        stack.append((c, prefix))
+                        continue
+                    q = f"{prefix}{name}"
+                    self._functions.append((q, start, c))
+                    stack.append((c, q + "."))
+                elif t in CLASS_TYPES or t == "interface_declaration":
+                    nm = fld(c, "name")
+                    stack.append((c, f"{prefix}{text(nm)}." if nm is not None else prefix))
+                else:
+                    stack.append((c, prefix))
 
     def function_span(self, start_line: int, end_line: int, name: str) -> Any | None:
         """The function ``name`` whose declaration starts at ``start_line``."""

@@ -43,7 +43,7 @@ def test_ts_check_gate_passes(tmp_path: Path) -> None:
 
 
 GN_SRC = (
-    "export function helper(n: number): number {\n"   # 1
+    "export function boost(n: number): number {\n"   # 1
     "  return n + 1;\n"                                # 2
     "}\n"                                              # 3
     "export function other(n: number): number {\n"    # 4
@@ -53,7 +53,7 @@ GN_SRC = (
     "  const m = n * 2;\n"                             # 8
     "  const o = other(n);\n"                          # 9
     "  if (on) {\n"                                    # 10
-    "    return helper(m) + o;\n"                      # 11
+    "    return boost(m) + o;\n"                      # 11
     "  }\n"                                            # 12
     "  return m;\n"                                    # 13
     "}\n"                                              # 14
@@ -73,9 +73,9 @@ def _gitnexus_corpus(root: Path) -> Path:
                       "line": 8, "marker": "n * 2", "pdgEdgeKinds": ["REACHING_DEF", "CDG"]},
         "intra_AIS": [{"symbol": "run", "filePath": "src/run.ts", "line": 11},
                       {"symbol": "run", "filePath": "src/run.ts", "line": 13}],
-        "inter_AIS": [{"symbol": "helper", "filePath": "src/run.ts"}],
+        "inter_AIS": [{"symbol": "boost", "filePath": "src/run.ts"}],
         "locus": "mixed", "provenance": "manual",
-        "idBridge": {"idProven": ["Function:src/run.ts:helper"]},
+        "idBridge": {"idProven": ["Function:src/run.ts:boost"]},
     }
     (case / "ground-truth.json").write_text(json.dumps(gt))
     return bench_dir
@@ -101,7 +101,7 @@ def test_a_gitnexus_corpus_is_scored_in_place(tmp_path: Path) -> None:
     (case,) = report["cases"]
     assert case["status"] == "ok"
     assert case["pdg"]["cis"] == ["src/run.ts:11", "src/run.ts:13"]
-    assert case["pdg_precise_symbols"] == ["src/run.helper@src/run.ts"]
+    assert case["pdg_precise_symbols"] == ["src/run.boost@src/run.ts"]
     # the call graph also reaches `other`, which the changed line does not feed
     assert "src/run.other@src/run.ts" in case["callgraph"]["cis"]
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -163,6 +163,17 @@ def test_closure_call_reads_and_writes_captured_variables(tmp_path: Path) -> Non
     assert lines(tmp_path, src, 5) == [6, 7]
 
 
+def test_an_inline_callback_may_write_the_variables_it_captures(tmp_path: Path) -> None:
+    src = ("function f(xs: number[]): number {\n"  # 1
+           "  let s = 0;\n"                        # 2
+           "  xs.forEach((x) => {\n"               # 3
+           "    s += x;\n"                         # 4
+           "  });\n"                               # 5
+           "  return s;\n"                         # 6
+           "}\n")
+    assert lines(tmp_path, src, 6, UPSTREAM) == [1, 2, 3]
+
+
 def test_async_await_generators_and_arrow_expression_bodies(tmp_path: Path) -> None:
     src = ("async function f(g: () => Promise<number>): Promise<number> {\n"  # 1
            "  const v = await g();\n"                                         # 2

@@ -51,8 +51,8 @@ NOTE = (
     "function hops over resolved call edges, callee seeded at its parameters (or whole "
     "body when the call's execution changes), return-value ascent into callers' call "
     "sites. Not modelled: out-parameter / mutated-argument ascent into callers, "
-    "callee-written self/global state read later by the caller, exception ascent "
-    "(a raise caught by a caller), aliasing across calls, implicit exceptions as "
+    "callee-written self/global/captured state read later by the caller, exception "
+    "ascent (a raise caught by a caller), aliasing across calls, implicit exceptions as "
     "branches (handlers depend on their `try`), dispatch the resolver could not see "
     "(see unanalyzable)."
 )

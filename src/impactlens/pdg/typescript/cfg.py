@@ -157,7 +157,7 @@ class _TsBuilder(_Builder):
                 if d.type == "variable_declarator":
                     self._declarator(d, c, s)
         elif t in ("function_declaration", "generator_function_declaration") or t in CLASS_TYPES:
-            c.opaque(s)
+            c.opaque(s, runs_here=False)
             nm = fld(s, "name")
             du.add_def((text(nm),) if nm is not None else None, True)
         elif t == "enum_declaration":
@@ -184,6 +184,9 @@ class _TsBuilder(_Builder):
             return
         if name.type in ("object_pattern", "array_pattern"):
             c.destructure(name, value)
+        elif unwrap(value).type in FUNCTION_TYPES:  # a local closure: runs where called
+            c.opaque(unwrap(value), runs_here=False)
+            c.store(name)
         else:
             c.use(value)
             c.store(name)

@@ -473,10 +473,16 @@ class Collector:
         if optional:
             self.cond -= 1
 
-    def opaque(self, node: Any) -> None:
-        """A nested function/class: a use of its free names where it is created."""
-        reads, _ = free_names(node)
+    def opaque(self, node: Any, runs_here: bool = True) -> None:
+        """A nested function/class: a use of its free names where it is created. An
+        inline one (a callback argument, ``xs.forEach(x => { s += x; })``) may run
+        during the statement, so the names it assigns are weak definitions here; one
+        bound to a name runs where it is called (see :class:`Collector`)."""
+        reads, writes = free_names(node)
         self.du.uses |= {(r,) for r in reads}
+        if runs_here and node.type in FUNCTION_TYPES:
+            for w in sorted(writes):
+                self.define((w,), False, via_call=True)
         if node.type in CLASS_TYPES:
             heritage = [c for c in node.named_children if c.type == "class_heritage"]
             for h in heritage:

@@ -34,6 +34,7 @@ from impactlens.bench.mutation import (
     MAX_MUTANTS,
     OracleResult,
     _key_order,
+    judge_mutant,
     run_json,
 )
 from impactlens.index.typescript.parse import parse_tree
@@ -448,16 +449,8 @@ def run_ts_oracle(case_dir: Path, case: str, file: str, qualname: str, line: int
                 row["status"] = "invalid (throws where the original does not)"
                 res.mutants.append(row)
                 continue
-            b: set[str] = set()
-            for o, m in zip(base, got, strict=True):
-                for k in set(o["traces"]) | set(m["traces"]):
-                    if k != "result" and o["traces"].get(k) != m["traces"].get(k):
-                        b.add(k)
-            b.discard(f"{file}:{line}")
-            row["status"] = "killed" if b else "equivalent (no observable difference on the inputs)"
-            if b:
-                row["behavioral"] = sorted(b, key=_key_order)
-                behavioral |= b
+            behavioral |= judge_mutant(base, got, f"{file}:{line}", row,
+                                       frozenset({"result"}))
             res.mutants.append(row)
         if not any(r["status"] == "killed" for r in res.mutants):
             res.status = "skipped: no non-equivalent valid mutant"

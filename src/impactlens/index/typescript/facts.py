@@ -4,6 +4,8 @@ module resolution reads): picklable records, the result of one pass over the syn
 An expression a resolver evaluates is a small tuple (``Ref``):
 ``("n", name)`` a name, ``("m", base, prop)`` a member of a value, ``("this",)``,
 ``("super",)``, ``("new", ref)`` a constructed instance, ``("call", ref)`` a call's result,
+``("obj", ((key, ref), ...))`` / ``("arr", (ref, ...))`` an object or array literal of
+functions, ``("elem", ref)`` an element of a collection,
 ``("?", why)`` something static analysis cannot follow (``why``: ``computed``, ``eval``).
 """
 
@@ -50,8 +52,8 @@ class Def:
     exported: bool = False
     extends: tuple[Ref, ...] = ()  # classes: `extends`; interfaces: their bases
     implements: tuple[Ref, ...] = ()
-    # get | set | static | abstract (a method without a body); "param": a constructor
-    # parameter property
+    # get | set | static | abstract (a method without a body, an abstract class); "param":
+    # a constructor parameter property
     accessor: str = ""
     type: str = ""  # fields and variables: the declared or constructed type's text
     value: Ref | None = None  # variables: what they are bound to (a name, `new C()`)
@@ -77,7 +79,8 @@ class ReExport:
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """A call (``kind`` call/new/jsx) or a function passed as a value (``ref``)."""
+    """A call (``kind`` call/new/jsx), a function passed as a value (``ref``) or a property
+    read or written (``get``: runs an accessor)."""
 
     scope: str  # qual of the enclosing definition ("" = module, a test's id for tests)
     line: int
@@ -111,6 +114,10 @@ class TsFacts:
     sites: tuple[Site, ...] = ()
     locals: tuple[tuple[str, str, str], ...] = ()  # (scope, name, type text) typed locals
     tests: tuple[Test, ...] = ()
+    # (scope, name, ("elem", ref)): a local bound to an element of a collection (a
+    # `for … of` variable, a `forEach` callback's parameter)
+    aliases: tuple[tuple[str, str, Ref], ...] = ()
+    added: tuple[tuple[str, Ref], ...] = ()  # (module-level name, ref) of `name.push(ref)`
     lines: int = 0
     errors: tuple[int, ...] = ()  # lines of syntax errors the parser recovered from
 

@@ -46,6 +46,11 @@ _NO_SITES = frozenset({"type_annotation", "type_arguments", "type_parameters", "
                        "undefined", "this", "shorthand_property_identifier", "statement_identifier",
                        "jsx_text", "escape_sequence", "string_fragment", "hash_bang_line"})
 _MAX_DEPTH = 400  # deeper trees (generated code) stop being walked, not crash the worker
+# array methods that store the functions handed to them, and those that call a callback
+# with each element
+_ADDS = frozenset({"push", "unshift"})
+_ITERATES = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex",
+                       "flatMap", "reduce"})
 
 
 @cache
@@ -107,7 +112,9 @@ def ref_of(node: Any) -> Ref:
             return ("?", "computed")
         return ("m", ref_of(obj), text(prop))
     if t == "subscript_expression":
-        key = string_value(node.child_by_field_name("index"))
+        index = node.child_by_field_name("index")
+        key = text(index) if index is not None and index.type == "number" \
+            else string_value(index)
         obj = node.child_by_field_name("object")
         if key is None or obj is None:
             return ("?", "computed")
@@ -147,6 +154,30 @@ def type_name(node: Any) -> str:
     if node.type == "generic_type":
         return type_name(node.child_by_field_name("name") or node.named_children[0])
     return ""
+
+
+def literal_ref(node: Any) -> Ref | None:
+    """An object or array literal as the functions it holds: ``("obj", ((key, ref), ...))``
+    (shorthand and ``key: name`` properties), ``("arr", (ref, ...))`` (elements by index);
+    None for any other value."""
+    if node is None:
+        return None
+    if node.type == "object":
+        props: list[tuple[str, Ref]] = []
+        for p in node.named_children:
+            if p.type == "shorthand_property_identifier":
+                props.append((text(p), ("n", text(p))))
+            elif p.type == "pair":
+                k, v = p.child_by_field_name("key"), p.child_by_field_name("value")
+                key = string_value(k) if k is not None and k.type == "string" else text(k)
+                if v is not None and v.type in ("identifier", "member_expression"):
+                    props.append((key, ref_of(v)))
+        return ("obj", tuple(props))
+    if node.type == "array":
+        return ("arr", tuple(ref_of(e) if e.type in ("identifier", "member_expression")
+                             else ("?", e.type) for e in node.named_children
+                             if e.type != "comment"))
+    return None
 
 
 def params_of(node: Any) -> tuple[Param, ...]:
@@ -248,6 +279,7 @@ def extract(path: str, data: bytes, module: str, is_test: bool) -> TsFacts:
                    imports=tuple(w.imports), exports=tuple(sorted(set(w.exports))),
                    reexports=tuple(w.reexports), sites=tuple(w.sites),
                    locals=tuple(sorted(set(w.locals))), tests=tuple(w.finish_tests()),
+                   aliases=tuple(w.aliases), added=tuple(w.added),
                    lines=data.count(b"\n") + 1, errors=errors)
 
 
@@ -269,6 +301,9 @@ class _Walker:
         self.reexports: list[ReExport] = []
         self.sites: list[Site] = []
         self.locals: list[tuple[str, str, str]] = []
+        self.aliases: list[tuple[str, str, Ref]] = []
+        self.added: list[tuple[str, Ref]] = []
+        self._reads: set[tuple[str, Ref]] = set()
         self._tests: list[tuple[tuple[str, ...], int, int, tuple[_Frame, ...]]] = []
         self._frames: list[_Frame] = []
         self._root_hooks: list[str] = []
@@ -305,6 +340,10 @@ class _Walker:
                 self.new(n, scope)
             elif t in ("jsx_opening_element", "jsx_self_closing_element"):
                 self.jsx(n, scope)
+            elif t == "member_expression":
+                self.read(n, scope)
+            elif t == "for_in_statement":
+                self.loop(n, scope)
             elif t in _CLASS_DECLS and n is not node:
                 name = n.child_by_field_name("name")
                 self.klass(n, scope, (), d, False, text(name) if name else "")
@@ -364,9 +403,10 @@ class _Walker:
                         implements.extend(ref_of(_base_type(x)) for x in h.named_children)
                     elif h.type not in ("comment",):  # JS grammar: `extends X` directly
                         extends.append(ref_of(h))
+        abstract = "abstract" if node.type == "abstract_class_declaration" else ""
         self._add(Def(qual, CLASS, node.start_point[0] + 1, node.end_point[0] + 1,
                       signature_of(node), None, ".".join(prefix), exported,
-                      tuple(extends), tuple(implements)), exported and not scope)
+                      tuple(extends), tuple(implements), abstract), exported and not scope)
         body = node.child_by_field_name("body")
         for m in body.named_children if body is not None else ():
             self.member(m, qual, depth + 1)
@@ -376,7 +416,7 @@ class _Walker:
         line, end = m.start_point[0] + 1, m.end_point[0] + 1
         if t in ("method_definition", "method_signature", "abstract_method_signature"):
             name = text(m.child_by_field_name("name"))
-            accessor = next((text(c) for c in m.children if text(c) in ("get", "set")), "")
+            accessor = next((c.type for c in m.children if c.type in ("get", "set")), "")
             static = any(c.type == "static" or text(c) == "static" for c in m.children)
             qual = f"{cls}.{name}"
             params = params_of(m)
@@ -411,7 +451,7 @@ class _Walker:
             if not typ and value is not None and value.type == "new_expression":
                 typ = text(value.child_by_field_name("constructor"))
             self.defs.append(Def(qual, FIELD, line, end, short(text(m), 160), None, cls,
-                                 type=typ))
+                                 type=typ, value=literal_ref(value)))
             if value is not None:
                 self.expr(value, cls, depth)
         elif t == "class_static_block":
@@ -453,7 +493,8 @@ class _Walker:
                 qual = self._qual(prefix, name)
                 self._add(Def(qual, VARIABLE, d.start_point[0] + 1, d.end_point[0] + 1,
                               short(text(d), 160), None, ".".join(prefix), exported,
-                              type=typ, value=ref_of(value) if value is not None else None),
+                              type=typ, value=(literal_ref(value) or ref_of(value))
+                              if value is not None else None),
                           exported)
             if value is not None:
                 self.expr(value, scope, depth)
@@ -527,6 +568,10 @@ class _Walker:
                 self.exports.append(("default", text(value)))
                 self.sites.append(Site(scope, line, "ref", ("n", text(value)), text="export"))
             else:
+                held = literal_ref(value) if not scope else None
+                if held is not None:  # `export default { start, stop }`
+                    self._add(Def("default", VARIABLE, line, value.end_point[0] + 1,
+                                  short(text(value), 160), None, "", True, value=held), True)
                 self.expr(value, scope, depth)
             return
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
@@ -611,7 +656,16 @@ class _Walker:
             return True
         if self._test_call(node, fn, args, scope, depth):
             return True
+        if fn.type == "super":  # the base class's constructor runs
+            argv = args.named_children if args is not None else []
+            self.sites.append(Site(scope, line, "new", ("super",),
+                                   sum(1 for a in argv if a.type not in ("spread_element",
+                                                                          "comment")),
+                                   any(a.type == "spread_element" for a in argv),
+                                   short(text(node), 80)))
+            return False
         target = ref_of(fn)
+        self._collection_call(target, args, scope)
         if target == ("n", "eval"):
             target = ("?", "eval")
         argv = args.named_children if args is not None else []
@@ -638,6 +692,42 @@ class _Walker:
                                                                       "comment")),
                                any(a.type == "spread_element" for a in argv),
                                short(text(node), 80)))
+
+    def read(self, node: Any, scope: str) -> None:
+        """A property read or assignment (``o.p``, ``o.p = v``): it runs ``p``'s getter or
+        setter when ``p`` is an accessor. Not the callee of a call or of ``new``."""
+        parent = node.parent
+        if parent is not None and parent.type in ("call_expression", "new_expression") and (
+                parent.child_by_field_name("function") == node
+                or parent.child_by_field_name("constructor") == node):
+            return
+        key = (scope, ref_of(node))
+        if key[1][0] == "m" and key not in self._reads:
+            self._reads.add(key)
+            self.sites.append(Site(scope, node.start_point[0] + 1, "get", key[1]))
+
+    def loop(self, node: Any, scope: str) -> None:
+        """``for (const x of xs)``: ``x`` is an element of ``xs``."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier" and any(
+                c.type == "of" for c in node.children):
+            self.aliases.append((scope, text(left), ("elem", ref_of(right))))
+
+    def _collection_call(self, target: Ref, args: Any, scope: str) -> None:
+        """``xs.push(f)`` adds ``f`` to ``xs``; ``xs.forEach((x) => …)``: ``x`` is an element
+        of ``xs`` in the (anonymous, so the enclosing scope's) callback."""
+        if target[0] != "m" or args is None:
+            return
+        base, method = target[1], target[2]
+        argv = [a for a in args.named_children if a.type != "comment"]
+        if method in _ADDS and base[0] == "n":
+            for a in argv:
+                if a.type in ("identifier", "member_expression"):
+                    self.added.append((base[1], ref_of(a)))
+        elif method in _ITERATES and argv and argv[0].type in _FUNC_VALUES:
+            ps = params_of(argv[0])
+            if ps and not ps[0].keys and not ps[0].rest:
+                self.aliases.append((scope, ps[0].name, ("elem", base)))
 
     def jsx(self, node: Any, scope: str) -> None:
         name = node.child_by_field_name("name")

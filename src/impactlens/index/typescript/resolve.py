@@ -89,6 +89,32 @@ class _Ctx:
         for name, local in facts.exports:
             self.exports.setdefault(name, local)
         self.locals = {(s, n): t for s, n, t in facts.locals}
+        self.aliases = {(s, n): r for s, n, r in facts.aliases}
+        self.added: dict[str, list[Ref]] = {}
+        for name, r in facts.added:
+            self.added.setdefault(name, []).append(r)
+        self._built: set[str] | None = None
+
+    def alias(self, name: str, scope: str) -> Ref | None:
+        """What a local bound to a collection's element stands for, innermost scope first."""
+        q = scope
+        while True:
+            got = self.aliases.get((q, name))
+            if got is not None or not q:
+                return got
+            q = q.rpartition(".")[0]
+
+    def named_here(self, qual: str) -> bool:
+        """Whether the file constructs, passes, aliases or exports the class ``qual`` (a
+        class it keeps to itself and never names so is never built)."""
+        if self._built is None:
+            named = {local for _, local in self.facts.exports}
+            named.update(s.target[1] for s in self.facts.sites
+                         if s.kind in ("new", "ref") and s.target[0] == "n")
+            named.update(d.value[1] for d in self.facts.defs
+                         if d.value is not None and d.value[0] == "n")
+            self._built = named
+        return qual in self._built
 
     def node_id(self, qual: str) -> str:
         return f"{self.module}.{qual}" if qual else self.module
@@ -107,6 +133,7 @@ class Resolver:
         self.me = _Ctx(facts, lookup)
         self._ctx: dict[str, _Ctx] = {facts.path: self.me}
         self._impl: dict[str, list[tuple[str, str]]] | None = None
+        self._subs: dict[tuple[str, str], list[Sym]] = {}
         self._specs: dict[tuple[str, str], Any] = {}
         self._shared: dict[str, Any] = lookup.shared() if hasattr(lookup, "shared") else {}
 
@@ -215,10 +242,59 @@ class Resolver:
             return self.find_member(sym, prop)
         if d.kind in (NAMESPACE, ENUM) and f"{d.qual}.{prop}" in cx.defs:
             return ("def", sym[1], f"{d.qual}.{prop}")
+        if d.kind in (VARIABLE, FIELD) and d.value is not None and d.value[0] in ("obj", "arr"):
+            return self.held(cx, d, prop, hops)
         if d.kind == VARIABLE and d.value is not None and hops < _MAX_HOPS:
             base = self.value(cx, d.value, d.parent, hops + 1)
             return self.member(base, prop, hops + 1) if base is not None else None
         return None
+
+    def held(self, cx: _Ctx, d: Def, prop: str, hops: int = 0) -> Sym | None:
+        """The function an object or array literal holds under ``prop``."""
+        assert d.value is not None
+        if d.value[0] == "obj":
+            ref = next((r for k, r in d.value[1] if k == prop), None)
+        else:
+            items = d.value[1]
+            ref = items[int(prop)] if prop.isdigit() and int(prop) < len(items) else None
+        return self.value(cx, ref, d.parent, hops + 1) if ref is not None else None
+
+    def holder(self, cx: _Ctx, ref: Ref, scope: str) -> tuple[_Ctx, Def] | None:
+        """The variable or field (of an instance) ``ref`` names, when it holds a literal
+        object or array of functions."""
+        if ref[0] == "m":
+            for c in self.instances(cx, ref[1], scope):
+                f = self.find_member(c, ref[2])
+                if f is not None:
+                    fcx = self.ctx(f[1])
+                    d = fcx.defs[f[2]]
+                    if d.kind == FIELD and d.value is not None:
+                        return fcx, d
+        sym = self.value(cx, ref, scope)
+        if sym is None or sym[0] != "def":
+            return None
+        hcx = self.ctx(sym[1])
+        d = hcx.defs.get(sym[2])
+        if d is not None and d.value is not None and d.value[0] in ("obj", "arr"):
+            return hcx, d
+        return None
+
+    def elements(self, cx: _Ctx, ref: Ref, scope: str) -> list[Sym]:
+        """The functions a collection holds: its literal's values and what is pushed onto
+        it in its own file."""
+        got = self.holder(cx, ref, scope)
+        if got is None:
+            return []
+        hcx, d = got
+        refs = [r for _, r in d.value[1]] if d.value[0] == "obj" else list(d.value[1])
+        if d.kind == VARIABLE and not d.parent:
+            refs += hcx.added.get(d.qual, [])
+        out = []
+        for r in refs:
+            sym = self.value(hcx, r, d.parent) if r[0] != "?" else None
+            if sym is not None and sym[0] == "def" and sym not in out:
+                out.append(sym)
+        return out
 
     def value(self, cx: _Ctx, ref: Ref, scope: str, hops: int = 0) -> Sym | None:
         """The symbol an expression names (not an instance: see :meth:`instances`)."""
@@ -414,16 +490,32 @@ class Resolver:
                     return self.instances(vcx, d.value, d.parent, hops + 1)
         return []
 
-    def dispatch(self, cls: Sym, name: str, res: Resolution) -> list[tuple[Sym, Resolution]]:
-        """Targets of ``name`` called on an instance of ``cls``: the member its hierarchy
-        gives; when that is abstract or absent (a template method calling what subclasses
-        supply), the subclasses' own members instead, ambiguous. Only then are the
-        subclasses looked for (a question about every file)."""
+    def dispatch(self, cls: Sym, name: str, res: Resolution, exact: bool = False
+                 ) -> list[tuple[Sym, Resolution]]:
+        """Targets of ``name`` called on an instance of ``cls`` (of exactly ``cls`` when
+        ``exact``: ``new C().m()``): the member each class that may be built — ``cls`` and
+        its subclasses — finds in its hierarchy (a template method's ``this.step()``
+        reaches the overrides), ambiguous when there are several. A class is never built
+        when it is abstract, or kept to its file and never constructed, passed or exported
+        there."""
         got = self.find_member(cls, name)
-        if got is not None and self.ctx(got[1]).defs[got[2]].accessor != "abstract":
+        concrete = got is not None and not self._abstract(got)
+        if exact or self.kind_of(cls) != CLASS:
+            return [(got, res)] if got is not None and (concrete or exact) else []
+        found: dict[tuple[str, str], Sym] = {}
+        for c in [cls, *self.subclasses(cls)]:
+            if not self.may_be_built(c):
+                continue
+            m = got if c is cls else self.find_member(c, name)
+            if m is not None and not self._abstract(m):
+                found.setdefault((m[1].path, m[2]), m)
+        if found:
+            if len(found) == 1:
+                return [(m, res) for m in found.values()]
+            return [(found[k], Resolution.AMBIGUOUS) for k in sorted(found)]
+        if concrete:
+            assert got is not None
             return [(got, res)]
-        if self.kind_of(cls) != CLASS:
-            return [(got, res)] if got is not None else []
         out = []
         for sub in self.implementers(cls):
             q = f"{sub[2]}.{name}"
@@ -432,6 +524,43 @@ class Resolver:
                 out.append((("def", sub[1], q), Resolution.AMBIGUOUS))
         if not out and got is not None:
             return [(got, res)]
+        return out
+
+    def _abstract(self, sym: Sym) -> bool:
+        return self.ctx(sym[1]).defs[sym[2]].accessor == "abstract"
+
+    def subclasses(self, cls: Sym) -> list[Sym]:
+        key = (cls[1].path, cls[2])
+        got = self._subs.get(key)
+        if got is None:
+            got = self._subs[key] = self.implementers(cls)
+        return got
+
+    def may_be_built(self, cls: Sym) -> bool:
+        cx = self.ctx(cls[1])
+        d = cx.defs.get(cls[2])
+        if d is None or d.kind != CLASS or d.accessor == "abstract":
+            return False
+        return d.exported or "." in d.qual or cx.named_here(d.qual)
+
+    def accessors(self, cx: _Ctx, target: Ref, scope: str) -> list[tuple[Sym, Resolution]]:
+        """The getter/setter a property read or assignment runs (none for a plain field)."""
+        base, prop = target[1], target[2]
+        res = Resolution.EXACT if base[0] in ("this", "new") else Resolution.INFERRED
+        if base[0] == "super":
+            cls = self.class_of_scope(cx, scope)
+            classes = self.bases(cls) if cls is not None else []
+        else:
+            owner = self.value(cx, base, scope) if base[0] in ("n", "m") else None
+            if owner is not None and owner[0] == "def" and self.kind_of(owner) == CLASS:
+                classes, res = [owner], Resolution.EXACT  # a static accessor
+            else:
+                classes = self.instances(cx, base, scope)
+        out = []
+        for c in classes:
+            m = self.find_member(c, prop)
+            if m is not None and self.ctx(m[1]).defs[m[2]].accessor in ("get", "set"):
+                out.append((m, res))
         return out
 
     def calls_parameter(self, fn: Sym, index: int) -> bool:
@@ -468,7 +597,16 @@ def call_targets(r: Resolver, cx: _Ctx, target: Ref, scope: str
         why = target[1]
         reason = _UNRESOLVED.get(why)
         return [], (reason.value if reason else UnresolvedReason.UNKNOWN_RECEIVER.value), ""
+    if tag == "super":  # `super(...)`: the base class is built, its constructor runs
+        cls = r.class_of_scope(cx, scope)
+        bases = [b for b in (r.bases(cls) if cls is not None else []) if r._is_class(b)]
+        return [(bases[0], Resolution.EXACT)] if bases else [], "", ""
     if tag == "n":
+        held = cx.alias(target[1], scope)
+        if held is not None and held[0] == "elem":
+            funcs = r.elements(cx, held[1], scope)
+            res = Resolution.INFERRED if len(funcs) == 1 else Resolution.AMBIGUOUS
+            return [(f, res) for f in funcs], "", ""
         sym = r.bind(cx, target[1], scope)
         if sym is None:
             if target[1] in GLOBALS:
@@ -509,6 +647,11 @@ def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
             return [(got, Resolution.EXACT)], "", ""
         if owner[0] == "ns" or r.kind_of(owner) in (CLASS, NAMESPACE, ENUM):
             return [], UnresolvedReason.UNKNOWN_NAME.value, prop
+    got = r.holder(cx, base, scope) if base[0] == "m" else None
+    if got is not None:  # `this.routes.home()`: a field holding an object of functions
+        held = r.held(got[0], got[1], prop)
+        if held is not None:
+            return [(held, Resolution.INFERRED)], "", ""
     out: list[tuple[Sym, Resolution]] = []
     for c in r.instances(cx, base, scope):
         if r.kind_of(c) == INTERFACE:
@@ -522,7 +665,7 @@ def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
                 out.append((own, Resolution.AMBIGUOUS if impls else Resolution.INFERRED))
             continue
         out.extend(r.dispatch(c, prop, Resolution.EXACT if base[0] == "new"
-                              else Resolution.INFERRED))
+                              else Resolution.INFERRED, exact=base[0] == "new"))
     if out:
         return out, "", ""
     root = _root(base)

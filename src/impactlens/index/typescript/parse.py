@@ -152,7 +152,16 @@ def type_name(node: Any) -> str:
     if node.type == "nested_type_identifier":
         return text(node)
     if node.type == "generic_type":
-        return type_name(node.child_by_field_name("name") or node.named_children[0])
+        name = type_name(node.child_by_field_name("name") or node.named_children[0])
+        args = node.child_by_field_name("type_arguments") or next(
+            (c for c in node.named_children if c.type == "type_arguments"), None)
+        if name in ("Array", "ReadonlyArray") and args is not None and args.named_children:
+            inner = type_name(args.named_children[0])
+            return inner + "[]" if inner else ""
+        return name
+    if node.type in ("array_type", "readonly_type"):  # `Shape[]`: what its elements are
+        inner = type_name(node.named_children[0]) if node.named_children else ""
+        return inner + "[]" if inner and node.type == "array_type" else inner
     return ""
 
 

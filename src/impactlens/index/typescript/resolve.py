@@ -434,10 +434,10 @@ class Resolver:
                     continue
                 fcx = self.ctx(f[1])
                 d = fcx.defs[f[2]]
-                if d.kind == FIELD:
-                    t = self.type_sym(fcx, d.type, d.parent)
-                    if t is not None:
-                        out.append(t)
+                typ = d.type if d.kind == FIELD else d.returns if d.accessor == "get" else ""
+                t = self.type_sym(fcx, typ, d.parent)
+                if t is not None:
+                    out.append(t)
             return out
         return []
 
@@ -469,6 +469,11 @@ class Resolver:
         return out
 
     def _name_instances(self, cx: _Ctx, name: str, scope: str, hops: int) -> list[Sym]:
+        held = cx.alias(name, scope)
+        if held is not None and held[0] == "elem" and held[1][0] == "n":
+            typ = self._local_type(cx, held[1][1], scope)  # `for (const s of shapes)`
+            got = self.type_sym(cx, typ[:-2], scope) if typ.endswith("[]") else None
+            return [got] if got is not None else []
         q = scope
         while True:
             t = cx.locals.get((q, name))
@@ -489,6 +494,14 @@ class Resolver:
                 if d.value is not None and d.value[0] == "new":
                     return self.instances(vcx, d.value, d.parent, hops + 1)
         return []
+
+    def _local_type(self, cx: _Ctx, name: str, scope: str) -> str:
+        q = scope
+        while True:
+            t = cx.locals.get((q, name))
+            if t is not None or not q:
+                return t or ""
+            q = q.rpartition(".")[0]
 
     def dispatch(self, cls: Sym, name: str, res: Resolution, exact: bool = False
                  ) -> list[tuple[Sym, Resolution]]:
@@ -655,14 +668,14 @@ def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
     out: list[tuple[Sym, Resolution]] = []
     for c in r.instances(cx, base, scope):
         if r.kind_of(c) == INTERFACE:
-            impls = r.implementers(c)
-            for impl in impls:
-                m = r.find_member(impl, prop)
-                if m is not None:
-                    out.append((m, Resolution.AMBIGUOUS))
+            # the implementers' members run; the interface's own (no body) only when no
+            # implementer is known (it still says what is called)
+            impls = [m for m in (r.find_member(i, prop) for i in r.implementers(c))
+                     if m is not None and not r._abstract(m)]
+            out.extend((m, Resolution.AMBIGUOUS) for m in impls)
             own = r.find_member(c, prop)
-            if own is not None:
-                out.append((own, Resolution.AMBIGUOUS if impls else Resolution.INFERRED))
+            if own is not None and not impls:
+                out.append((own, Resolution.INFERRED))
             continue
         out.extend(r.dispatch(c, prop, Resolution.EXACT if base[0] == "new"
                               else Resolution.INFERRED, exact=base[0] == "new"))

@@ -597,9 +597,23 @@ TS_EDITS = [
 ]
 
 
+# which classes extend a name, which package.json declares a package: the index's table
+# of names, asked per name
+TS_NAMED_EDITS = [
+    ("web/fancy.ts", "import { Till } from './lib/price';\n"
+                     "export class Fancy extends Till { ring(n: number) { return 2; } }\n"),
+    ("web/fancy.ts", None),
+    ("web/pay.ts", "import { pay } from '@shop/payments';\n"
+                   "export function go() { return pay(); }\n"),
+    ("packages/pay/package.json", '{"name": "@shop/payments", "main": "src/main.ts"}\n'),
+    ("packages/pay/package.json", '{"name": "@shop/other", "main": "src/main.ts"}\n'),
+    ("packages/pay/src/main.ts", "export function pay() { return 1; }\n"),
+]
+
+
 def test_incremental_equals_full_on_typescript_edit_sequences(indexed):
     pytest.importorskip("tree_sitter_typescript")
-    _incremental_equals_full(indexed, TS_BASE, TS_EDITS, 5)
+    _incremental_equals_full(indexed, TS_BASE, TS_EDITS + TS_NAMED_EDITS, 5)
 
 
 def test_an_implements_clause_edited_re_resolves_the_interfaces_callers(indexed):
@@ -610,6 +624,31 @@ def test_an_implements_clause_edited_re_resolves_the_interfaces_callers(indexed)
                for e in Project(root).store.out_edges("web/ring.use"))
     _apply(root, *TS_EDITS[-1])  # Till no longer implements Ringer: ring.ts is not edited
     Project(root).index()
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental
+
+
+def test_a_subclass_or_a_package_added_elsewhere_re_resolves_who_asked(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    root = indexed({**TS_BASE, "web/pay.ts": TS_NAMED_EDITS[2][1],
+                    "packages/pay/src/main.ts": TS_NAMED_EDITS[5][1]}).root
+
+    def calls(src):
+        return {e.dst for e in Project(root).store.out_edges(src)}
+
+    assert "web/lib/price.Till.ring" in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" not in calls("web/pay.go")  # no such package yet
+    _apply(root, *TS_NAMED_EDITS[0])  # a subclass overriding ring, in a new file
+    _apply(root, *TS_NAMED_EDITS[3])  # the package, in a directory not named after it
+    Project(root).index()
+    assert "web/fancy.Fancy.ring" in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" in calls("web/pay.go")
+    _apply(root, *TS_NAMED_EDITS[1])
+    _apply(root, *TS_NAMED_EDITS[4])  # renamed: the import names no package of the repository
+    Project(root).index()
+    assert "web/fancy.Fancy.ring" not in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" not in calls("web/pay.go")
     incremental = dump(root)
     Project(root).index(full=True)
     assert dump(root) == incremental

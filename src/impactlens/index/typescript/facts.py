@@ -121,6 +121,14 @@ class TsFacts:
     lines: int = 0
     errors: tuple[int, ...] = ()  # lines of syntax errors the parser recovered from
 
+    def index_names(self) -> tuple[tuple[str, str, str], ...]:
+        """(``extends``, last name of each class's ``extends``/``implements`` reference, the
+        class's qual): the index keeps them so which classes extend or implement a name is
+        one indexed query, not a read of every file."""
+        return tuple(sorted({("extends", r[-1], d.qual) for d in self.defs if d.kind == CLASS
+                             for r in (*d.implements, *d.extends)
+                             if r and r[0] in ("n", "m")}))
+
     def heritage(self) -> tuple[tuple[str, tuple[Ref, ...], tuple[Ref, ...]], ...]:
         """Each class's ``extends`` and ``implements`` (what a question about every file,
         which classes implement an interface, reads of each)."""
@@ -141,3 +149,10 @@ class ConfigFacts:
     extends: tuple[str, ...] = ()
     entries: tuple[str, ...] = ()  # package.json: exports "." / module / main / types
     workspaces: tuple[str, ...] = ()
+
+    def index_names(self) -> tuple[tuple[str, str, str], ...]:
+        """A package.json's (``package``, its name, ""): a workspace package is found by the
+        name it declares, wherever its directory is and whatever it is called."""
+        if self.path.rpartition("/")[2] != "package.json" or not self.name:
+            return ()
+        return (("package", self.name, ""),)

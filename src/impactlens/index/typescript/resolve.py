@@ -8,8 +8,9 @@ enclosing functions, the module's own definitions, then its imports (followed th
 ``export … from``, ``export *`` and barrels). Receivers are typed from evidence only:
 ``this``/``super`` (through ``extends``), constructor parameter properties, field
 annotations and initializers (``= new C()``), annotated parameters and locals, ``new C()``.
-An interface-typed receiver reaches every implementing class's method (ambiguous) — the
-only question that reads every file (consulted as ``*``).
+An interface-typed receiver reaches every implementing class's method (ambiguous) — which
+classes extend or implement a name is asked of the index's table of names
+(``FactsLookup.named``), not of every file.
 """
 
 from __future__ import annotations
@@ -354,23 +355,18 @@ class Resolver:
         return None
 
     def implementers(self, iface: Sym) -> list[Sym]:
-        """Every repository class implementing ``iface`` or extending one that does."""
-        if self._impl is None:
-            shared = self.lookup.shared() if hasattr(self.lookup, "shared") else {}
-            if "ts-implements" not in shared:
-                shared["ts-implements"] = self._implements_table()
-            else:
-                self.lookup.paths()  # the table read every file: so does this resolution
-            self._impl = shared["ts-implements"]
+        """Every repository class implementing ``iface`` or extending one that does: the
+        classes naming it in ``extends``/``implements`` (one indexed question per name),
+        kept when that reference resolves to it."""
         found: dict[tuple[str, str], Sym] = {}
         todo = [iface]
         while todo and len(found) < 256:
             base = todo.pop()
             name = base[2].rpartition(".")[2]
-            for path, qual in self._impl.get(name, ()):
+            for path, qual in self._naming(name):
                 if (path, qual) in found:
                     continue
-                facts = self.lookup.path(path, record=False)
+                facts = self.lookup.path(path)
                 if facts is None:
                     continue
                 cls: Sym = ("def", facts, qual)
@@ -379,6 +375,14 @@ class Resolver:
                     found[(path, qual)] = cls
                     todo.append(cls)
         return [found[k] for k in sorted(found)]
+
+    def _naming(self, name: str) -> list[tuple[str, str]]:
+        """(path, qual) of the classes whose ``extends``/``implements`` ends in ``name``."""
+        if hasattr(self.lookup, "named"):
+            return self.lookup.named("extends", name)  # type: ignore[no-any-return]
+        if self._impl is None:  # a lookup without the index's table: read every file
+            self._impl = self._implements_table()
+        return self._impl.get(name, [])
 
     def _implements_table(self) -> dict[str, list[tuple[str, str]]]:
         """Last name of each ``implements``/``extends`` reference → the classes naming it."""

@@ -178,7 +178,8 @@ def literal_ref(node: Any) -> Ref | None:
                 props.append((text(p), ("n", text(p))))
             elif p.type == "pair":
                 k, v = p.child_by_field_name("key"), p.child_by_field_name("value")
-                key = string_value(k) if k is not None and k.type == "string" else text(k)
+                key = (string_value(k) if k is not None and k.type == "string" else None) \
+                    or text(k)
                 if v is not None and v.type in ("identifier", "member_expression"):
                     props.append((key, ref_of(v)))
         return ("obj", tuple(props))

@@ -275,9 +275,9 @@ class Resolver:
         if sym is None or sym[0] != "def":
             return None
         hcx = self.ctx(sym[1])
-        d = hcx.defs.get(sym[2])
-        if d is not None and d.value is not None and d.value[0] in ("obj", "arr"):
-            return hcx, d
+        held = hcx.defs.get(sym[2])
+        if held is not None and held.value is not None and held.value[0] in ("obj", "arr"):
+            return hcx, held
         return None
 
     def elements(self, cx: _Ctx, ref: Ref, scope: str) -> list[Sym]:
@@ -287,7 +287,9 @@ class Resolver:
         if got is None:
             return []
         hcx, d = got
-        refs = [r for _, r in d.value[1]] if d.value[0] == "obj" else list(d.value[1])
+        lit = d.value
+        assert lit is not None
+        refs = [r for _, r in lit[1]] if lit[0] == "obj" else list(lit[1])
         if d.kind == VARIABLE and not d.parent:
             refs += hcx.added.get(d.qual, [])
         out = []

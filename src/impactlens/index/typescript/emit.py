@@ -208,17 +208,18 @@ class Emitter:
             dst = r.sym_id(sym)
             if s.kind in ("new", "jsx") and kind == CLASS:
                 self.edges.add(Edge(src, dst, EdgeKind.INSTANTIATE, f.path, s.line, res,
-                                    detail(s.nargs, s.spread) if s.kind == "new" else ""))
+                                    detail(s.nargs, s.spread, keys=s.keys)
+                                    if s.kind == "new" else ""))
                 self._note(s.scope, dst, res, s.line)
                 ctor = r.find_member(sym, "constructor")
                 if ctor is not None and s.kind == "new":
                     self.edges.add(Edge(src, r.sym_id(ctor), EdgeKind.CALL, f.path, s.line, res,
-                                        detail(s.nargs, s.spread, bound=True)))
+                                        detail(s.nargs, s.spread, True, s.keys)))
                     self._note(s.scope, r.sym_id(ctor), res, s.line)
                 continue
             if kind not in (FUNCTION, METHOD, CLASS, FIELD):
                 continue
-            site = "" if s.kind == "jsx" else detail(s.nargs, s.spread)
+            site = "" if s.kind == "jsx" else detail(s.nargs, s.spread, keys=s.keys)
             self.edges.add(Edge(src, dst, EdgeKind.CALL, f.path, s.line, res, site))
             self._note(s.scope, dst, res, s.line)
 

@@ -54,6 +54,9 @@ class Param:
     type: str = ""  # the annotation's text, "" when none
     prop: bool = False  # a constructor parameter property (`private g: Gateway`)
     keys: tuple[str, ...] = ()  # property names of an object-destructured parameter
+    # an inline object type's properties (name, optional); ("*", True): any other name too
+    # (an index signature)
+    props: tuple[tuple[str, bool], ...] = ()
 
 
 @_quick_state
@@ -72,7 +75,8 @@ class Def:
     extends: tuple[Ref, ...] = ()  # classes: `extends`; interfaces: their bases
     implements: tuple[Ref, ...] = ()
     # get | set | static | abstract (a method without a body, an abstract class); "param":
-    # a constructor parameter property
+    # a constructor parameter property; "overload": a signature declared without a body
+    # (an overload, or an ambient declaration)
     accessor: str = ""
     type: str = ""  # fields and variables: the declared or constructed type's text
     value: Ref | None = None  # variables: what they are bound to (a name, `new C()`)
@@ -112,6 +116,8 @@ class Site:
     spread: bool = False
     text: str = ""
     callee: Ref | None = None  # a `ref` passed as an argument: the call it is passed to
+    # (argument index, its keys) of each object literal passed (without a spread)
+    keys: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
 @_quick_state

@@ -214,7 +214,7 @@ def _param(c: Any) -> Param | None:
         prop = any(x.type in ("accessibility_modifier", "override_modifier")
                    or text(x) == "readonly" for x in c.children)
         return Param(name, t == "optional_parameter" or value is not None, rest,
-                     type_name(ann), prop, _keys(pat))
+                     type_name(ann), prop, _keys(pat), _object_props(ann))
     if t == "identifier":
         return Param(text(c))
     if t == "assignment_pattern":
@@ -234,6 +234,39 @@ def _pattern_name(pat: Any) -> str:
         inner = pat.named_children
         return _pattern_name(inner[0]) if inner else "rest"
     return short(text(pat), 60)
+
+
+def _object_props(ann: Any) -> tuple[tuple[str, bool], ...]:
+    """An inline object type annotation's properties: (name, optional)."""
+    obj = ann.named_children[0] if ann is not None and ann.named_children else None
+    if obj is None or obj.type != "object_type":
+        return ()
+    out = []
+    for c in obj.named_children:
+        if c.type in ("property_signature", "method_signature"):
+            name = c.child_by_field_name("name")
+            if name is not None:
+                out.append((text(name), any(x.type == "?" for x in c.children)))
+        elif c.type == "index_signature":
+            out.append(("*", True))
+    return tuple(out)
+
+
+def literal_keys(node: Any) -> tuple[str, ...] | None:
+    """The keys of an object literal, or None when a spread (or a computed key) may add
+    others."""
+    out = []
+    for p in node.named_children:
+        if p.type == "shorthand_property_identifier":
+            out.append(text(p))
+        elif p.type in ("pair", "method_definition"):
+            k = p.child_by_field_name("key") or p.child_by_field_name("name")
+            if k is None or k.type == "computed_property_name":
+                return None
+            out.append((string_value(k) if k.type == "string" else None) or text(k))
+        elif p.type != "comment":
+            return None
+    return tuple(out)
 
 
 def _keys(pat: Any) -> tuple[str, ...]:
@@ -383,6 +416,7 @@ class _Walker:
         qual = self._qual(prefix, name)
         self._add(Def(qual, FUNCTION, node.start_point[0] + 1, node.end_point[0] + 1,
                       signature_of(node), params_of(node), ".".join(prefix), exported,
+                      accessor="overload" if node.type == "function_signature" else "",
                       returns=type_name(node.child_by_field_name("return_type"))),
                   exported and not scope)
         self._params_locals(node, qual)
@@ -431,8 +465,12 @@ class _Walker:
             qual = f"{cls}.{name}"
             params = params_of(m)
             abstract = m.child_by_field_name("body") is None and t != "method_signature"
+            # a bodiless signature in a class (not an interface): an overload
+            overload = t == "method_signature" and m.parent is not None \
+                and m.parent.type == "class_body"
             self.defs.append(Def(qual, METHOD, line, end, signature_of(m), params, cls,
-                                 accessor=accessor or ("static" if static else "")
+                                 accessor=accessor or ("overload" if overload else "")
+                                 or ("static" if static else "")
                                  or ("abstract" if abstract else ""),
                                  returns=type_name(m.child_by_field_name("return_type"))))
             if name == "constructor":
@@ -684,7 +722,7 @@ class _Walker:
         if args is not None and args.type == "template_string":
             nargs = 1
         self.sites.append(Site(scope, line, "call", target, nargs, spread,
-                               short(text(node), 80)))
+                               short(text(node), 80), keys=_object_args(argv)))
         for i, a in enumerate(argv):
             if a.type in ("identifier", "member_expression"):
                 self.sites.append(Site(scope, a.start_point[0] + 1, "ref", ref_of(a), i,
@@ -701,7 +739,7 @@ class _Walker:
                                sum(1 for a in argv if a.type not in ("spread_element",
                                                                       "comment")),
                                any(a.type == "spread_element" for a in argv),
-                               short(text(node), 80)))
+                               short(text(node), 80), keys=_object_args(argv)))
 
     def read(self, node: Any, scope: str) -> None:
         """A property read or assignment (``o.p``, ``o.p = v``): it runs ``p``'s getter or
@@ -826,6 +864,18 @@ class _Walker:
             hooks = [*self._root_hooks, *(h for f in frames for h in f.hooks)]
             out.append(Test(titles, line, end, tuple(hooks)))
         return out
+
+
+def _object_args(argv: list[Any]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(index, keys) of the object literals among call arguments (before any spread)."""
+    out = []
+    for i, a in enumerate(x for x in argv if x.type != "comment"):
+        if a.type == "spread_element":
+            break
+        keys = literal_keys(a) if a.type == "object" else None
+        if keys is not None:
+            out.append((i, keys))
+    return tuple(out)
 
 
 def _base_type(node: Any) -> Any:

@@ -705,12 +705,15 @@ def _root(ref: Ref) -> Ref | None:
     return ref if ref[0] in ("n", "this", "super") else None
 
 
-def detail(nargs: int, spread: bool, bound: bool = False) -> str:
+def detail(nargs: int, spread: bool, bound: bool = False,
+           keys: tuple[tuple[int, tuple[str, ...]], ...] = ()) -> str:
     d: dict[str, Any] = {"args": nargs}
     if spread:
         d["star"] = True
     if bound:  # a constructor's instance (its parameter list starts with it)
         d["bound"] = True
+    if keys:  # object literals passed: bound to destructured parameters by property name
+        d["keys"] = {str(i): list(k) for i, k in keys}
     return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 

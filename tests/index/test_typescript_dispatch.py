@@ -194,3 +194,13 @@ def test_loop_over_an_array_typed_by_an_interface(indexed):
     implementers = {"src/shapes.Circle.area", "src/shapes.Square.area"}
     assert set(_calls(p, "src/main.total")) == implementers  # never the bodiless member
     assert set(_calls(p, "src/main.first")) == implementers
+
+
+def test_a_class_or_undefined_annotation_types_the_receiver(indexed):
+    p = indexed({"src/main.ts": (
+        "class Res { send(s: string): void {} }\n"
+        "export function reply(r: Res | undefined, q?: Res | null): void {\n"
+        "  if (r) r.send('a');\n"
+        "  q?.send('b');\n"
+        "}\n")})
+    assert set(_calls(p, "src/main.reply")) == {"src/main.Res.send"}

@@ -159,6 +159,10 @@ def type_name(node: Any) -> str:
             inner = type_name(args.named_children[0])
             return inner + "[]" if inner else ""
         return name
+    if node.type == "union_type":  # `Response | undefined`: the one class it may be
+        named = [c for c in node.named_children if not (
+            c.type == "literal_type" and text(c) in ("undefined", "null"))]
+        return type_name(named[0]) if len(named) == 1 else ""
     if node.type in ("array_type", "readonly_type"):  # `Shape[]`: what its elements are
         inner = type_name(node.named_children[0]) if node.named_children else ""
         return inner + "[]" if inner and node.type == "array_type" else inner

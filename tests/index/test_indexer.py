@@ -652,3 +652,17 @@ def test_a_subclass_or_a_package_added_elsewhere_re_resolves_who_asked(indexed):
     incremental = dump(root)
     Project(root).index(full=True)
     assert dump(root) == incremental
+
+
+def test_which_classes_extend_a_name_is_one_named_dependency_not_every_file(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    from impactlens.index.indexer import EVERY_FILE
+
+    root = indexed({**TS_BASE, "web/ring.ts": TS_EDITS[-3][1],
+                    "web/lib/price.ts": TS_EDITS[-2][1]}).root
+    store = Project(root).store
+    # the interface-typed receiver in ring.ts asked which classes implement `Ringer`
+    assert "web/ring.ts" in store.dependents_of_modules({"named:extends:Ringer"})
+    assert store.named("extends", "Ringer") == [("web/lib/price.ts", "Till")]
+    # so no TypeScript file is re-resolved whenever any file changes
+    assert not {f for f in store.dependents_of_modules({EVERY_FILE}) if f.endswith(".ts")}

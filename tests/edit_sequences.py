@@ -95,6 +95,20 @@ TS_EDITS = [
 ]
 
 
+# which classes extend a name, which package.json declares a package: the index's table
+# of names, asked per name
+TS_NAMED_EDITS = [
+    ("web/fancy.ts", "import { Till } from './lib/price';\n"
+                     "export class Fancy extends Till { ring(n: number) { return 2; } }\n"),
+    ("web/fancy.ts", None),
+    ("web/pay.ts", "import { pay } from '@shop/payments';\n"
+                   "export function go() { return pay(); }\n"),
+    ("packages/pay/package.json", '{"name": "@shop/payments", "main": "src/main.ts"}\n'),
+    ("packages/pay/package.json", '{"name": "@shop/other", "main": "src/main.ts"}\n'),
+    ("packages/pay/src/main.ts", "export function pay() { return 1; }\n"),
+]
+
+
 def dump(root) -> dict[str, list]:
     """Everything resolution produced, in a comparable canonical form."""
     con = sqlite3.connect(index_path(root))

@@ -329,6 +329,9 @@ class Params:
     kwonly_required: tuple[str, ...] = ()
     kwarg: str | None = None
     binding: str = "function"  # function | method | staticmethod | classmethod
+    # object-destructured parameters bound by property name (TypeScript): (argument index,
+    # required property names, known names — () when any name is accepted)
+    props: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     @property
     def positional(self) -> tuple[str, ...]:

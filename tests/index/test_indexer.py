@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 from edit_sequences import SHOP as BASE
-from edit_sequences import TS_BASE, TS_EDITS, dump
+from edit_sequences import TS_BASE, TS_EDITS, TS_NAMED_EDITS, dump
 from edit_sequences import apply_edit as _apply
 from edit_sequences import incremental_equals_full as _incremental_equals_full
 
@@ -483,3 +483,42 @@ def test_an_implements_clause_edited_re_resolves_the_interfaces_callers(indexed)
     incremental = dump(root)
     Project(root).index(full=True)
     assert dump(root) == incremental
+
+
+def test_a_subclass_or_a_package_added_elsewhere_re_resolves_who_asked(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    root = indexed({**TS_BASE, "web/pay.ts": TS_NAMED_EDITS[2][1],
+                    "packages/pay/src/main.ts": TS_NAMED_EDITS[5][1]}).root
+
+    def calls(src):
+        return {e.dst for e in Project(root).store.out_edges(src)}
+
+    assert "web/lib/price.Till.ring" in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" not in calls("web/pay.go")  # no such package yet
+    _apply(root, *TS_NAMED_EDITS[0])  # a subclass overriding ring, in a new file
+    _apply(root, *TS_NAMED_EDITS[3])  # the package, in a directory not named after it
+    Project(root).index()
+    assert "web/fancy.Fancy.ring" in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" in calls("web/pay.go")
+    _apply(root, *TS_NAMED_EDITS[1])
+    _apply(root, *TS_NAMED_EDITS[4])  # renamed: the import names no package of the repository
+    Project(root).index()
+    assert "web/fancy.Fancy.ring" not in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" not in calls("web/pay.go")
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental
+
+
+def test_which_classes_extend_a_name_is_one_named_dependency_not_every_file(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    from impactlens.index.indexer import EVERY_FILE
+
+    root = indexed({**TS_BASE, "web/ring.ts": TS_EDITS[-3][1],
+                    "web/lib/price.ts": TS_EDITS[-2][1]}).root
+    store = Project(root).store
+    # the interface-typed receiver in ring.ts asked which classes implement `Ringer`
+    assert "web/ring.ts" in store.dependents_of_modules({"named:extends:Ringer"})
+    assert store.named("extends", "Ringer") == [("web/lib/price.ts", "Till")]
+    # so no TypeScript file is re-resolved whenever any file changes
+    assert not {f for f in store.dependents_of_modules({EVERY_FILE}) if f.endswith(".ts")}

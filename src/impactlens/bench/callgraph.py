@@ -41,6 +41,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -88,6 +89,12 @@ CATEGORIES = (
     "lambdas",
     "dataclasses",
     "generators-async",
+    "containers",
+    "strong-updates",
+    "higher-order",
+    "external-instances",
+    "stdlib-annotations",
+    "builtins",
     "dynamic",
 )
 DYNAMIC = "dynamic"
@@ -103,6 +110,8 @@ VIEW_TITLES = {
 }
 DEFAULT_TIMEOUT_S = 120.0
 TRUTH_FILES = frozenset({"expected.json", "case.json"})
+# builtins and methods of builtin types (PyCG's ``<**PyStr**>.join`` style)
+_PSEUDO = re.compile(r"<builtin>\.|<\*\*Py[A-Z][a-z]+\*\*>\.")
 
 
 def default_cases_dir() -> Path:
@@ -283,7 +292,7 @@ def validate_case(case: Case) -> list[str]:
         problems.append(f"edge both expected and listed absent: {e}")
     for src, dst in sorted(case.expected):
         for name in (src, dst):
-            if name.startswith("<") and not name.startswith("<builtin>."):
+            if name.startswith("<") and not _PSEUDO.match(name):
                 problems.append(f"unknown pseudo-name {name}")
         if not any(src == m or src.startswith(m + ".") for m in case.modules):
             problems.append(f"caller {src} is not in one of the case's modules")

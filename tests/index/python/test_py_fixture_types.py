@@ -129,3 +129,18 @@ def test_no_guess_without_a_fixture_or_outside_tests_and_fixtures() -> None:
         "svc.login(...)", "nothing.run(...)", "request.getfixturevalue(...)"}
     # library code is not a test module: its parameters are never fixtures
     assert "app.core.Service.login" not in r.calls_from("app.use.test_like")
+
+
+def test_pytest_builtin_fixtures_are_external_instances() -> None:
+    r = Repo({**APP, "tests/conftest.py": CONFTEST, "tests/test_builtin.py": """
+        def test_env(monkeypatch, tmp_path, capsys):
+            monkeypatch.setenv("A", "1")
+            (tmp_path / "x").write_text("y")
+            tmp_path.mkdir()
+            capsys.readouterr()
+    """})
+    names = {n for u in r.unresolved if u.file == "tests/test_builtin.py"
+             for n in u.names if "." in n}
+    assert {"pytest.MonkeyPatch.setenv", "pathlib.Path.mkdir",
+            "pytest.CaptureFixture.readouterr"} <= names
+    assert unknown_texts(r, "tests/test_builtin.py") <= {"<expr>.write_text(...)"}

@@ -29,8 +29,8 @@ from impactlens.index.python.facts import B_DEF, B_PARAM, FUNCTION, P_POS, P_POS
 
 MAX_TYPES = 4
 MAX_FLOWS = 3
-MAX_DEPTH = 1
-_CONCRETE = frozenset({"I", "F", "C", "SL", "SEQ"})  # values worth re-evaluating a body for
+MAX_DEPTH = 2
+_CONCRETE = frozenset({"I", "F", "C", "SL", "DL", "SEQ"})  # values worth re-evaluating a body for
 _P: tuple[Any, ...] = ("p",)
 
 
@@ -86,7 +86,8 @@ def _param(cs: Any, pos: Any, bound: bool) -> str | None:
     for b in cs.byname.get(pname, ()):
         bind = cs.binds[b]
         if bind[4] == B_PARAM:
-            return pname if bind[1] == _P else None
+            # unannotated: unknown, or its default's value (an argument replaces it)
+            return pname if bind[1] == _P or bind[1][:2] == ("an", ()) else None
     return None
 
 

@@ -12,10 +12,26 @@ are noted for the resolver. The state itself lives on the extractor (``extract.p
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from impactlens.index.python.expr_encoding import AITER, ITER, K_DICT, K_INT, U
 from impactlens.index.python.facts import B_ASSIGN, B_OTHER, FUNCTION, MODULE, Enc, Scope
+from impactlens.index.python.strong_updates import NONE, StoreKills, nested_name, without_entry
+
+
+def _mut_killer(rows: list[Any], i: int) -> Callable[[], None]:
+    """Drops container store ``i`` (``(key, enc, scope)``) of ``rows``."""
+    def kill() -> None:
+        rows[i] = (rows[i][0], NONE, rows[i][2])
+    return kill
+
+
+def _field_killer(rows: list[Any], i: int) -> Callable[[], None]:
+    """Drops field store ``i`` (``(enc, line, end, scope)``) of ``rows``."""
+    def kill() -> None:
+        rows[i] = (NONE, *rows[i][1:])
+    return kill
 
 
 class LoopFrame:
@@ -67,6 +83,7 @@ class BindingFlow:
     noref: int
     selfname: str | None
     _stmt_sigs: dict[tuple[int, int], str]
+    kills: StoreKills
 
     if TYPE_CHECKING:  # provided by the extractor and the expression encoding
         def ev(self, node: ast.expr) -> Enc: ...
@@ -96,7 +113,9 @@ class BindingFlow:
 
     def bind_target(self, t: ast.expr, enc: Enc, stmt: ast.stmt, kind: int = B_ASSIGN) -> None:
         if type(t) is ast.Name:
-            self.bind(t.id, enc, stmt.lineno, stmt.end_lineno or stmt.lineno, kind)
+            bid = self.bind(t.id, enc, stmt.lineno, stmt.end_lineno or stmt.lineno, kind)
+            if bid >= 0 and (enc[0] == "dl" or enc[0] == "sl"):
+                self.kills.display(self.cur, t.id, enc, self._dropper(bid))
             if kind == B_ASSIGN and self.sc.kind != FUNCTION:
                 self._stmt_sigs[(self.sidx, stmt.lineno)] = self.stmt_text(stmt)
         elif type(t) is ast.Attribute:
@@ -106,10 +125,16 @@ class BindingFlow:
             if (self.selfname is not None and type(t.value) is ast.Name
                     and t.value.id == self.selfname and self.sc.cls >= 0):
                 cls_scope = self.scopes[self.sc.cls]
-                cls_scope.inst.setdefault(t.attr, []).append(
-                    (enc, t.lineno, stmt.end_lineno or t.lineno, self.sidx))
+                rows = cls_scope.inst.setdefault(t.attr, [])
+                rows.append((enc, t.lineno, stmt.end_lineno or t.lineno, self.sidx))
+                self.kills.store(self.cur, "self.", t.attr, _field_killer(rows, len(rows) - 1),
+                                 own_reads=0)
                 if (-1, t.lineno) not in self._stmt_sigs:
                     self._stmt_sigs[(-1, t.lineno)] = self.stmt_text(stmt)
+            elif (type(t.value) is ast.Name and self.sc.kind == FUNCTION
+                  and self.cur.get(t.value.id)):
+                # ``obj.fn = f`` on a local: read back by ``obj.fn`` in this function
+                self._note_store(t.value.id, "." + t.attr, enc)
         elif type(t) is ast.Tuple or type(t) is ast.List:
             elts = t.elts
             parts: list[Enc] | None = None
@@ -123,7 +148,7 @@ class BindingFlow:
                     after = len(elts) - si - 1
                     parts = [*vals[:si], ("sl", "list", tuple(vals[si:len(vals) - after])),
                              *vals[len(vals) - after:]]
-            if parts is None and not stars and enc[0] in ("c", "n", "a", "sub", "an"):
+            if parts is None and not stars and enc[0] in ("c", "n", "a", "sub", "an", "it"):
                 parts = [("ix", enc, i) for i in range(len(elts))]
             for i, e in enumerate(elts):
                 if type(e) is ast.Starred:
@@ -138,21 +163,46 @@ class BindingFlow:
             sl = t.slice
             self.ev(sl)
             self._op_site(t.lineno, cont, "__setitem__", 2)
+            key = sl.value if (type(sl) is ast.Constant
+                               and type(sl.value) in (str, int)) else None
             if type(t.value) is ast.Name:
-                key = sl.value if (type(sl) is ast.Constant
-                                   and type(sl.value) in (str, int)) else None
                 self._note_store(t.value.id, key, enc)
+            elif type(t.value) is ast.Subscript and type(t.value.value) is ast.Name:
+                inner = t.value.slice
+                if type(inner) is ast.Constant and type(inner.value) in (str, int):
+                    # ``d["a"]["b"] = v``: a store into the display at d["a"]
+                    self._note_store(t.value.value.id, key, enc, path=inner.value)
         else:
             self.ev(t)
 
     # ------------------------------------------------------ container stores
-    def _note_store(self, name: str, key: Any, enc: Enc) -> None:
-        """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry."""
+    def _note_store(self, name: str, key: Any, enc: Enc, call: bool = False,
+                    overwrites: bool = True, path: Any = None) -> None:
+        """``name[key] = enc`` / ``name.append(enc)``: the container gains an entry
+        (``call``: through a method call; ``overwrites``: replacing the key's value;
+        ``path``: into the display at ``name[path]`` instead)."""
         if self.cur.get(name) or self.sc.kind == MODULE:
             owner = self.sc
         else:
             owner = self.scopes[0]
-        owner.muts.setdefault(name, []).append((key, enc, self.sidx))
+        if path is not None:
+            owner.muts.setdefault(name, [])  # marks the outer display (evaluate.entry_vals)
+            name = nested_name(name, path)
+        rows = owner.muts.setdefault(name, [])
+        rows.append((key, enc, self.sidx))
+        if key is not None and overwrites:
+            self.kills.store(self.cur, name, key, _mut_killer(rows, len(rows) - 1),
+                             own_calls=1 if call else 0)
+
+    def _dropper(self, bid: int) -> Callable[[int], None]:
+        """Drops entry ``i`` of the display bound by binding ``bid`` (a strong update)."""
+        binds = self.sc.binds
+
+        def drop(i: int) -> None:
+            b = binds[bid]
+            binds[bid] = (b[0], without_entry(b[1], i), *b[2:])
+
+        return drop
 
     def _note_mutator(self, name: str, method: str, args: list[ast.expr],
                       encs: list[Enc]) -> None:
@@ -163,7 +213,7 @@ class BindingFlow:
         elif method == "setdefault" and len(encs) == 2:
             a0 = args[0]
             key = a0.value if type(a0) is ast.Constant and type(a0.value) in (str, int) else None
-            self._note_store(name, key, encs[1])
+            self._note_store(name, key, encs[1], overwrites=False)
         elif method in ("extend", "update") and len(encs) == 1:
             e = encs[0]
             if e[0] == "sl":
@@ -171,13 +221,14 @@ class BindingFlow:
                     self._note_store(name, None, x)
             elif e[0] == "dl":
                 for k, v in zip(e[1], e[2], strict=False):
-                    self._note_store(name, k, v)
+                    self._note_store(name, k, v, call=True)
             else:
                 self._note_store(name, None, ("it", e))
 
     # ------------------------------------------------------------ name reads
     def e_Name(self, node: ast.Name) -> Enc:
         name = node.id
+        self.kills.read(name)
         reach = self.cur.get(name, ())
         if self.loops:
             ridx = len(self.lreach)
@@ -194,6 +245,7 @@ class BindingFlow:
         return enc
 
     def _name_noref(self, name: str) -> Enc:
+        self.kills.read(name)
         reach = self.cur.get(name, ())
         if self.loops:
             ridx = len(self.lreach)
@@ -377,6 +429,9 @@ class BindingFlow:
               and len(it) > 2 and it[1][0] == "n" and it[1][1] == "enumerate"):
             self.bind_target(target.elts[0], K_INT, stmt, B_OTHER)
             self.bind_target(target.elts[1], ("it", it[2]), stmt, B_OTHER)
+        elif type(target) is ast.Tuple and it[0] == "c":
+            # ``for k, fn in table.items()``: element i of each item
+            self.bind_target(target, ("it", it), stmt, B_OTHER)
         else:
             self.bind_target(target, U, stmt, B_OTHER)
 

@@ -30,6 +30,7 @@ from impactlens.index.python.words import add_string_words
 
 if TYPE_CHECKING:
     from impactlens.index.python.binding_flow import LoopFrame
+    from impactlens.index.python.strong_updates import StoreKills
 
 # shared encodings (one object each: pickles once per file)
 U: Enc = ("u",)
@@ -101,6 +102,7 @@ _BUILTIN_DUNDER = {
 # argument encodings that may carry a function ("def": a lambda written in place)
 _VALUE_TAGS = frozenset({"n", "a", "c", "sub", "def", "sl"})
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+_DEFAULTED = frozenset({"get", "pop", "setdefault"})  # (key, default) methods of a dict
 _ARG0_FUNCS = frozenset({
     "enumerate", "list", "sorted", "reversed", "tuple", "set", "frozenset", "iter", "next",
     "copy", "deepcopy",
@@ -122,6 +124,7 @@ class ExprEncoding:
     cls_ctx: int
     imports: list[tuple[int, int, str, str | None, str | None]]
     module: str
+    kills: StoreKills
 
     if TYPE_CHECKING:  # provided by the extractor and the binding flow
         def ev(self, node: ast.expr) -> Enc: ...
@@ -133,6 +136,8 @@ class ExprEncoding:
                            elts: list[ast.expr]) -> list[Enc]: ...
         def _note_mutator(self, name: str, method: str, args: list[ast.expr],
                           encs: list[Enc]) -> None: ...
+        def _note_store(self, name: str, key: Any, enc: Enc, call: bool = False,
+                        overwrites: bool = True) -> None: ...
 
     # ----------------------------------------------------- implicit call sites
     def _maybe_instance(self, enc: Enc) -> bool:
@@ -304,12 +309,16 @@ class ExprEncoding:
 
     def e_Subscript(self, node: ast.Subscript) -> Enc:
         sl = node.slice
-        key = None
+        key: Any = None
         if type(sl) is ast.Constant and type(sl.value) in (str, int):
             key = sl.value
         elif (type(sl) is ast.UnaryOp and type(sl.op) is ast.USub
               and type(sl.operand) is ast.Constant and type(sl.operand.value) is int):
             key = -sl.operand.value
+        elif type(sl) is ast.Slice and sl.step is None:
+            key = _slice_key(sl)
+        elif type(sl) is ast.Name or type(sl) is ast.Attribute:
+            key = ("key", self.ev(sl))  # a constant's name: its literal, when it has one
         if type(node.ctx) is ast.Load:
             ns = self._namespace_of(node.value, key)
             if ns is not None:
@@ -417,6 +426,8 @@ class ExprEncoding:
                 keys.append(k.value)
             elif type(k) is ast.Constant and type(k.value) is int:
                 keys.append(k.value)
+            elif type(k) is ast.Name or type(k) is ast.Attribute:
+                keys.append(("key", self.ev(k)))  # a constant's name (see e_Subscript)
             else:
                 self.ev(k)
                 keys.append(None)
@@ -513,10 +524,16 @@ class ExprEncoding:
             special, result = self._call_import_module(node, func.attr)
         elif func.attr in _GETTERS and base[0] == "n" and base[1] == "operator":
             special, result = self._call_getter(node, func.attr)
-        site, aencs, _kwencs = self._call_site(node, fenc, special)
+        site, aencs, kwencs = self._call_site(node, fenc, special)
         if (func.attr in _MUTATORS and type(func.value) is ast.Name and not site[4]
                 and not node.keywords):
             self._note_mutator(func.value.id, func.attr, node.args, aencs)
+        elif (func.attr == "update" and type(func.value) is ast.Name and not node.args
+              and not site[5]):
+            for k, e in zip(node.keywords, kwencs, strict=False):  # d.update(k=v)
+                self._note_store(func.value.id, k.arg, e, call=True)
+        if result is None and func.attr in _DEFAULTED and len(aencs) == 2:
+            return ("c", fenc, aencs[1])  # ``d.get(k, default)``: the default may come back
         return result if result is not None else ("c", fenc)
 
     def _call_site(self, node: ast.Call, fenc: Enc,
@@ -542,6 +559,7 @@ class ExprEncoding:
             kwt, dstar, kwencs = self._call_keywords(node.keywords, fargs)
         site = (node.lineno, fenc, len(aencs), kwt, star, dstar, tuple(fargs), special)
         self.sc.calls.append(site)
+        self.kills.calls += 1
         return site, aencs, kwencs
 
     def _call_keywords(self, keywords: list[ast.keyword], fargs: list[tuple[Any, Enc]],
@@ -704,6 +722,26 @@ _BUILTIN_MEANINGS = {
     "super": ExprEncoding._call_super,
     "property": ExprEncoding._call_property,
 }
+
+
+def _literal_int(node: ast.expr | None) -> int | bool | None:
+    """The value of a literal (possibly negative) int bound of a slice; None when absent;
+    False when not a literal."""
+    if node is None:
+        return None
+    neg = type(node) is ast.UnaryOp and type(node.op) is ast.USub
+    v = node.operand if neg else node  # type: ignore[attr-defined]
+    if type(v) is ast.Constant and type(v.value) is int:
+        return -v.value if neg else v.value
+    return False
+
+
+def _slice_key(sl: ast.Slice) -> Any:
+    """``("slice", lower, upper)`` for ``xs[1:3]`` with literal bounds, else None."""
+    lo, hi = _literal_int(sl.lower), _literal_int(sl.upper)
+    if lo is False or hi is False:
+        return None
+    return ("slice", lo, hi)
 
 
 def self_sites(sc: Scope) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:

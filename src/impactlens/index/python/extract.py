@@ -61,6 +61,7 @@ from impactlens.index.python.facts import (
     PyFileFacts,
     Scope,
 )
+from impactlens.index.python.strong_updates import StoreKills
 from impactlens.index.python.words import ident_tokens
 from impactlens.index.runtime import gc_paused, recursion_limit_at_least
 
@@ -99,6 +100,17 @@ def _deco_flags(text: str) -> int:
 
 
 
+_MAX_KEY_CONSTANT = 80  # longest module/class-level str constant kept literally
+
+
+def _defaulted(default: Enc | None, psidx: int) -> Enc:
+    """An unannotated parameter: its default's value when the default names something
+    (``table=ACTIONS``: what runs when no argument is passed), else unknown."""
+    if default is not None and default[0] in ("n", "a"):
+        return ("an", (), psidx, default)
+    return P
+
+
 class _Extractor(BindingFlow, ExprEncoding):
     """The visitor: the per-file and per-scope state, statements, definitions, imports
     and scopes; flow tracking and expression encoding come from the two mixins."""
@@ -112,6 +124,7 @@ class _Extractor(BindingFlow, ExprEncoding):
         self.is_package = is_package
         self.is_conftest = path.rpartition("/")[2] == "conftest.py"
         self.scopes: list[Scope] = []
+        self.kills = StoreKills()
         self.aux: list[tuple[set[int], dict[str, None], dict[str, None]]] = []
         self.imports: list[tuple[int, int, str, str | None, str | None]] = []
         self.stars: list[tuple[str, int]] = []
@@ -350,6 +363,9 @@ class _Extractor(BindingFlow, ExprEncoding):
                 alts = self.ann(value)
                 if alts:  # `UserList = list[User]`: a type alias usable in annotations
                     enc = ("alias", alts, self.sidx, enc)
+            elif type(value) is ast.Constant and type(value.value) is str and len(
+                    value.value) <= _MAX_KEY_CONSTANT:
+                enc = ("k", "str", value.value)  # a constant that may key a table
         else:
             enc = self.ev(value)
         for t in node.targets:
@@ -621,11 +637,8 @@ class _Extractor(BindingFlow, ExprEncoding):
         if in_class and name in _IMPLICIT_CLASSMETHODS and name != "__new__":
             flags |= F_CLASSMETHOD
         args = node.args
-        for d in args.defaults:
-            self.ev(d)
-        for kd in args.kw_defaults:
-            if kd is not None:
-                self.ev(kd)
+        defaults = [self.ev(d) for d in args.defaults]
+        kw_defaults = [self.ev(kd) if kd is not None else None for kd in args.kw_defaults]
         is_static = bool(flags & F_STATICMETHOD)
         is_cm = bool(flags & F_CLASSMETHOD) or (in_class and name == "__new__")
         positional = [*args.posonlyargs, *args.args]
@@ -641,7 +654,7 @@ class _Extractor(BindingFlow, ExprEncoding):
                 alts = self.ann(a.annotation)
                 enc = ("an", alts, psidx, None) if alts else P
             else:
-                enc = P
+                enc = _defaulted(defaults[i - ndef_start] if i >= ndef_start else None, psidx)
             pencs.append((a.arg, enc))
         if args.vararg is not None:
             params.append((args.vararg.arg, P_VARARG, False))
@@ -651,13 +664,13 @@ class _Extractor(BindingFlow, ExprEncoding):
                 if alts:
                     enc = ("an", (("seq", alts),), psidx, None)
             pencs.append((args.vararg.arg, enc))
-        for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+        for a, kd in zip(args.kwonlyargs, kw_defaults, strict=False):
             params.append((a.arg, P_KWONLY, kd is not None))
             if a.annotation is not None:
                 alts = self.ann(a.annotation)
                 enc = ("an", alts, psidx, None) if alts else P
             else:
-                enc = P
+                enc = _defaulted(kd, psidx)
             pencs.append((a.arg, enc))
         if args.kwarg is not None:
             params.append((args.kwarg.arg, P_VARKW, False))

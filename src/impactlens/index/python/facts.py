@@ -12,13 +12,17 @@ Expression encodings (``enc``)::
                             an int inside loops: ``scope.lreach[reach]``
     ("a", base, attr)       attribute of ``base`` (``getattr(x, "lit")`` too)
     ("c", func)             the result of calling ``func``
-    ("sub", base, key)      ``base[key]``; ``key`` a literal str/int or None
+    ("sub", base, key)      ``base[key]``; ``key`` a literal str/int, ``("slice", lo,
+                            hi)``, ``("key", enc)`` (a name: a constant's literal)
+                            or None
     ("sup", cls_sidx)       ``super()`` inside class scope ``cls_sidx``
     ("ctype", enc)          ``type(x)``
-    ("k", typename)         an instance of a builtin type (literal, f-string...)
+    ("k", typename)         an instance of a builtin type (literal, f-string...);
+                            ``("k", "str", text)`` a module/class-level str constant
     ("none",)               ``None``
     ("sl", type, elems)     list/tuple/set display or comprehension (elements)
-    ("dl", keys, values)    dict display (keys: literal str/int or None)
+    ("dl", keys, values)    dict display (keys: literal str/int, ``("key", enc)``
+                            or None)
     ("it", enc)             an element obtained by iterating ``enc``
     ("ix", enc, i)          element ``i`` of unpacking ``enc`` (``a, b = f()``)
     ("prop", fget, fset)    ``property(fget, fset)`` in a class body

@@ -25,6 +25,7 @@ from impactlens.index.python.resolve.values import (
     Class,
     ClassKey,
     External,
+    ExternalMember,
     ExternalValue,
     Field,
     Function,
@@ -45,6 +46,7 @@ class ClassLookup:
     _mro: dict[Any, Mro]
     _class_attrs: dict[Any, tuple[Items, bool]]
     _fields: dict[Any, tuple[Items, bool]]
+    _xbase: dict[Any, str]
 
     # a class among its own bases: the class alone, gap unknown
     @memo("_mro", guard_for=lambda ck: ([ck], "unknown"))
@@ -103,11 +105,32 @@ class ClassLookup:
             if on_instance and name in sc.inst:
                 return [Field("FLD", k[0], k[1], name, recv)], False
         if gap == "external":
-            return [XI], False
+            # the external base's, named by that base (``unittest.TestCase.assertEqual``)
+            base = self.external_base(ck)
+            if not base:
+                return [XI], False
+            dotted = base + "." + name
+            return [ExternalMember("XM", dotted) if on_instance else External("X", dotted)], False
         if name.startswith("__") and name.endswith("__"):
             return [XI], False  # object's own dunders
         # not defined statically: set from outside, by a metaclass or __getattr__
         return [U_RECV], False
+
+    @memo("_xbase", "")
+    def external_base(self, ck: ClassKey) -> str:
+        """The dotted name of the first base outside the repository in ``ck``'s MRO (its
+        attributes not defined in the repository are that base's), or ""."""
+        for k in self.mro(ck)[0]:
+            facts = self.mod(k[0])  # type: ignore[attr-defined]
+            if facts is None:
+                continue
+            sc = facts.scopes[k[1]]
+            for benc in sc.bases:
+                vals, _ = self.vals(facts, sc.parent, benc, None)  # type: ignore[attr-defined]
+                for v in vals:
+                    if type(v) is External:
+                        return str(v.dotted)
+        return ""
 
     def _class_member(self, facts: PyFileFacts, k: ClassKey, sc: Scope, bids: Any,
                       name: str, on_instance: bool, recv: ClassKey) -> Items:

@@ -161,8 +161,8 @@ class ReceiverContexts:
 
     @memo("_ctx_names", None)
     def ctx_names(self, rk: ClassKey, ak: ClassKey) -> set[str]:
-        """Names defined by the classes of ``rk``'s MRO outside ``ak``'s own MRO: the only
-        attributes whose lookup can differ between the two."""
+        """Names defined or set on ``self`` by the classes of ``rk``'s MRO outside ``ak``'s
+        own MRO: the only attributes whose lookup can differ between the two."""
         ev = self.evaluator
         amro = set(ev.mro(ak)[0])
         got: set[str] = set()
@@ -171,6 +171,8 @@ class ReceiverContexts:
                 facts = ev.mod(k[0])
                 if facts is not None:  # class-level names: methods, properties...
                     got |= set(facts.scopes[k[1]].byname)
+                    # ... and the fields its methods set (``self.handler = self.on_event``)
+                    got |= set(facts.scopes[k[1]].inst)
         return got
 
     @memo("_self_sites", None)

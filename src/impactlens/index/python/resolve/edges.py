@@ -99,6 +99,8 @@ def render(enc: Enc, depth: int = 0) -> str:
         return render(enc[1], depth + 1) + "()"
     if tag == "sub":
         key = enc[2]
+        if type(key) is tuple:  # a constant's name or a slice: not a literal to show
+            return render(enc[1], depth + 1) + "[...]"
         return render(enc[1], depth + 1) + ("[" + repr(key) + "]" if key is not None else "[...]")
     if tag == "sup":
         return "super()"

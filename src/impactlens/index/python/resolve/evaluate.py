@@ -29,6 +29,7 @@ from impactlens.index.python.facts import (
     Enc,
     PyFileFacts,
 )
+from impactlens.index.python.resolve import builtin_types
 from impactlens.index.python.resolve.classes import ClassLookup
 from impactlens.index.python.resolve.fixtures import Fixtures
 from impactlens.index.python.resolve.memo import memo
@@ -44,9 +45,11 @@ from impactlens.index.python.resolve.values import (
     XI,
     Builtin,
     BuiltinInstance,
+    BuiltinMember,
     Class,
     DictDisplay,
     External,
+    ExternalMember,
     ExternalValue,
     Field,
     FixedTuple,
@@ -67,6 +70,7 @@ from impactlens.index.python.resolve.values import (
     Val,
     Variable,
 )
+from impactlens.index.python.strong_updates import nested_name
 
 _BUILTIN_RESULT = {
     "str": "str", "repr": "str", "format": "str", "ascii": "str", "chr": "str", "hex": "str",
@@ -81,7 +85,7 @@ _ITERATED = (SeqDisplay, Sequence, Generator)  # what an ``__iter__`` may return
 # memos that do not depend on the values of a flow's parameters (argflow.py): shared
 # between a file's evaluator and the evaluators of its flows
 _UNTYPED_PARAM = ("p",)  # the encoding of a parameter without an annotation
-_PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs")
+_PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs", "_xbase")
 MAX_DEPTH = 50  # nested binding evaluations before a value is taken as unknown
 MAX_RETURN_DEPTH = 40  # nested return-value (and type alias) evaluations
 
@@ -105,6 +109,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         self._exports: dict[Any, frozenset[str] | None] = {}
         self._mro: dict[Any, Any] = {}
         self._class_attrs: dict[Any, tuple[Items, bool]] = {}
+        self._xbase: dict[Any, str] = {}
         self._fields: dict[Any, tuple[Items, bool]] = {}
         self._bindings: dict[Any, tuple[Items, bool]] = {}
         self._returns: dict[Any, tuple[Items, bool]] = {}
@@ -113,6 +118,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         self._module_fixtures: dict[str, dict[str, int]] = {}
         self._iter: dict[Any, Items] = {}
         self._entries: dict[Any, Items | None] = {}
+        self._dvals: dict[Any, Items] = {}
         self._attr_memo: dict[tuple[int, int, Any], tuple[Enc, tuple[Items, bool]]] = {}
         self.depth = 0
         # an argument flow (argflow.py): values of the flowed parameters,
@@ -177,8 +183,27 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         else:
             items, inf2 = self.attr(base, enc[2])
             res = (items, inf or inf2)
+            if enc[1][0] == "n" and facts.scopes[scope].muts:
+                res = self._stored_attr(facts, scope, enc, res)
         self._attr_memo[key] = (enc, res)
         return res
+
+    def _stored_attr(self, facts: PyFileFacts, scope: int, enc: Enc,
+                     res: tuple[Items, bool]) -> tuple[Items, bool]:
+        """``obj.fn`` where this function stored ``obj.fn = value`` on its local ``obj``:
+        the stored values join (and stand in for an attribute the class does not know)."""
+        rows = facts.scopes[scope].muts.get(enc[1][1])
+        key = "." + enc[2]
+        stored: Items = []
+        for k, e, s in rows or ():
+            if k == key:
+                got, _ = self.vals(facts, s, e, None)
+                _add(stored, [g for g in got if type(g) is not NoneValue])
+        if not stored:
+            return res
+        known = [v for v in res[0] if type(v) is not Unknown]
+        _add(known, stored)
+        return known, True
 
     def ev_from(self, facts: PyFileFacts, scope: int, enc: Enc,
                 recv: Any) -> tuple[Items, bool]:
@@ -218,7 +243,9 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 t = type(v)
                 if t is Class:
                     out.append(Instance("I", v.module, v.scope))
-                elif t is External or t is Builtin:
+                elif t is External:
+                    out.append(external_instance(v.dotted))
+                elif t is Builtin:
                     out.append(XI)
         return out or [U_RECV], True
 
@@ -370,6 +397,21 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             return []
         return [(k, facts, s, e) for k, e, s in facts.scopes[mutation[1]].muts.get(mutation[2], ())]
 
+    # a display holding a value computed from itself (``d[k] = d.get(k) + 1``): nothing more
+    @memo("_dvals", [])
+    def display_values(self, v: Val) -> Items:
+        """Every value a dict display holds: its entries and the later stores into it."""
+        out: Items = []
+        facts = self.mod(v.module)
+        if facts is None:
+            return out
+        encs = [(facts, v.scope, e) for e in v.enc[2]]
+        encs.extend((efacts, es, e) for _k, efacts, es, e in self.mut_entries(v.mutation))
+        for efacts, es, e in encs:
+            got, _ = self.vals(efacts, es, e, v.recv)
+            _add(out, [g for g in got if type(g) is not NoneValue])
+        return out
+
     @memo("_entries", None)
     def entry_vals(self, v: Val, key: Any) -> Items | None:
         """Values of ``display[key]`` (literal key), or None if the entry is unknown."""
@@ -378,7 +420,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             return None
         cands: list[tuple[PyFileFacts, int, Enc]] = []
         if type(v) is DictDisplay:
-            keys = v.enc[1]
+            keys = [self.literal_key(facts, v.scope, k) for k in v.enc[1]]
             if key in keys:
                 cands.append((facts, v.scope, v.enc[2][keys.index(key)]))
         elif -len(v.elems) <= key < len(v.elems):
@@ -389,22 +431,49 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         if not cands:
             return None
         out: Items = []
+        inner = (v.mutation[0], v.mutation[1], nested_name(v.mutation[2], key)) if (
+            v.mutation is not None and isinstance(key, str | int)) else None
         for cfacts, cs, e in cands:
             got, _ = self.vals(cfacts, cs, e, v.recv)
             for g in got:
+                if inner is not None and (type(g) is DictDisplay or type(g) is SeqDisplay) \
+                        and g.mutation is None:
+                    g = g._replace(mutation=inner)  # later ``d[key][k] = x`` stores
                 if g not in out and type(g) is not NoneValue:
                     out.append(g)
         return out
 
+    def literal_key(self, facts: PyFileFacts, scope: int, key: Any) -> Any:
+        """A subscript's key: a literal, ``("slice", lo, hi)``, or for ``("key", enc)``
+        (a name) the str every binding of the constant it names holds; else None."""
+        if type(key) is not tuple or key[0] != "key":
+            return key
+        items, _ = self.ev(facts, scope, key[1], None)
+        lits: set[str] = set()
+        for it in items:
+            if type(it) is not Variable:
+                return None
+            vfacts = self.mod(it.module)
+            if vfacts is None:
+                return None
+            for b in it.bindings:
+                benc = vfacts.scopes[0].binds[b][1]
+                if benc[0] != "k" or len(benc) < 3:
+                    return None
+                lits.add(benc[2])
+        return lits.pop() if len(lits) == 1 else None
+
     def ev_sub(self, facts: PyFileFacts, scope: int, enc: Enc, recv: Any) -> tuple[Items, bool]:
         """``base[key]``."""
         vals, inf = self.vals(facts, scope, enc[1], recv)
-        key = enc[2]
+        key = self.literal_key(facts, scope, enc[2])
         out: Items = []
         for v in vals:
             t = type(v)
             if t is Class:
                 out.append(v)  # Generic[T] alias
+            elif t is SeqDisplay and type(key) is tuple and v.mutation is None:
+                out.append(v._replace(elems=v.elems[key[1]:key[2]]))  # a literal slice
             elif (t is DictDisplay and key is not None) or (
                     t is SeqDisplay and isinstance(key, int)):
                 got = self.entry_vals(v, key)
@@ -558,9 +627,11 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 if len(enc) > 2 and v.dotted.rpartition(".")[2] in ("copy", "deepcopy"):
                     got, _ = self.vals(facts, scope, enc[2], recv)
                 else:
-                    got = [XI]
-            elif t is ExternalValue:
+                    got = [ExternalValue("XI", v.dotted) if looks_like_class(v.dotted) else XI]
+            elif t is ExternalValue or t is ExternalMember:
                 got = [XI]
+            elif t is BuiltinMember:
+                got = builtin_types.result(self, facts, scope, v, enc, recv)
             elif t is Builtin:
                 got = self.builtin_result(facts, scope, v.name, enc, recv)
             else:
@@ -581,6 +652,8 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             return [Sequence("SEQ", tuple(elems))]
         if name == "open":
             return [XI]
+        if name in builtin_types.PSEUDO:  # ``set()``, ``list()``: an empty container
+            return [BuiltinInstance("K", name)]
         return [U_RECV]
 
     def call_instance(self, v: Instance) -> tuple[Items, bool]:
@@ -678,7 +751,9 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                         out.extend(self.ann_vals(afacts, v.scope, v.alts, recv))
                     finally:
                         self.depth -= 1
-            elif vt is External or vt is Builtin or vt is ExternalValue:
+            elif vt is External:
+                out.append(external_instance(v.dotted))
+            elif vt is Builtin or vt is ExternalValue:
                 out.append(XI)
             elif vt is Unknown:
                 out.append(v)
@@ -693,7 +768,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
             if t is Instance:
                 return self.class_attr((v.module, v.scope), name, True)
             if t is ExternalValue or t is BuiltinInstance:
-                return [XI], False
+                return [external_member(v, name)], False
         base, inf = self.deref(base)
         out: Items = []
         for v in base:
@@ -714,6 +789,9 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 got, i2 = self.super_attr(v, name)
             elif t is External:
                 got = [External("X", v.dotted + "." + name)]
+            elif t is ExternalValue or t is BuiltinInstance or t is SeqDisplay or (
+                    t is DictDisplay):
+                got = [external_member(v, name)]
             elif t in OPAQUE:
                 got = [XI]
             elif t is Function:
@@ -726,6 +804,34 @@ class Evaluator(Modules, ClassLookup, Fixtures):
                 got = [U_RECV]
             _add(out, got)
         return out, inf
+
+
+# classes of the standard library whose names are not capitalized
+_LOWER_CLASSES = frozenset({
+    "datetime.datetime", "datetime.date", "datetime.time", "datetime.timedelta",
+    "collections.defaultdict", "collections.deque", "array.array", "decimal.localcontext"})
+# annotations naming no class whose methods could be called
+_NOT_CLASSES = ("typing.", "typing_extensions.", "types.")
+
+
+def looks_like_class(dotted: str) -> bool:
+    """Whether calling external ``dotted`` builds an instance of it: a capitalized last
+    name (``queue.Queue``, not ``os.getcwd``; not an ALL_CAPS constant) or a known one."""
+    last = dotted.rpartition(".")[2]
+    return ((last[:1].isupper() and not last.isupper() and not dotted.startswith(_NOT_CLASSES))
+            or dotted in _LOWER_CLASSES)
+
+
+def external_instance(dotted: str) -> ExternalValue:
+    """An instance of the external class an annotation or ``isinstance`` names."""
+    return XI if dotted.startswith(_NOT_CLASSES) else ExternalValue("XI", dotted)
+
+
+def external_member(v: Any, name: str) -> Any:
+    """``v.name`` of an external value: a named member when ``v``'s class is known."""
+    if type(v) is ExternalValue:
+        return ExternalMember("XM", v.dotted + "." + name) if v.dotted else XI
+    return builtin_types.member(v, name) or XI
 
 
 def _with_mutation(vals: Items, mutation: tuple[str, int, str]) -> Items:
@@ -799,7 +905,7 @@ _EVAL: dict[str, Any] = {
     "sup": _super,
     "ctype": Evaluator.ev_class_of,
     "sl": lambda ev, facts, scope, enc, recv: (
-        [SeqDisplay("SL", facts.module, scope, enc[2], recv, None)], False),
+        [SeqDisplay("SL", facts.module, scope, enc[2], recv, None, enc[1])], False),
     "dl": lambda ev, facts, scope, enc, recv: (
         [DictDisplay("DL", facts.module, scope, enc, recv, None)], False),
     "glob": _constant(GLOBALS),

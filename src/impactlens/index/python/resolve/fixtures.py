@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from impactlens.index.python import pytest_config
 from impactlens.index.python.facts import B_DEF, B_IMPORT, F_GENERATOR, FUNCTION, PyFileFacts
+from impactlens.index.python.resolve.values import ExternalValue
 
 if TYPE_CHECKING:
     from impactlens.index.python.resolve.values import Items
@@ -25,6 +26,18 @@ __all__ = ["NOT_FIXTURES", "Fixtures"]
 NOT_FIXTURES = frozenset({"self", "cls", "request"})
 
 FixtureKey = tuple[str, int]  # (module, function scope)
+
+# pytest's builtin fixtures (when the repository defines none of that name): the class
+# of what they give, named as pytest exports it
+PYTEST_FIXTURES = {
+    "monkeypatch": "pytest.MonkeyPatch", "tmp_path": "pathlib.Path",
+    "tmp_path_factory": "pytest.TempPathFactory", "tmpdir": "py.path.local",
+    "capsys": "pytest.CaptureFixture", "capfd": "pytest.CaptureFixture",
+    "capsysbinary": "pytest.CaptureFixture", "capfdbinary": "pytest.CaptureFixture",
+    "caplog": "pytest.LogCaptureFixture", "request": "pytest.FixtureRequest",
+    "recwarn": "pytest.WarningsRecorder", "pytester": "pytest.Pytester",
+    "testdir": "pytest.Testdir", "cache": "pytest.Cache",
+}
 
 
 class Fixtures:
@@ -138,6 +151,8 @@ class Fixtures:
         if sc.kind != FUNCTION or (sc.fixture is None and not collect.collects_function(sc.name)):
             return None
         found = self.find_fixture(facts, name, (facts.module, sc.cls) if sc.cls >= 0 else None)
+        if found is None and name in PYTEST_FIXTURES:  # pytest's own: outside the repository
+            return [ExternalValue("XI", PYTEST_FIXTURES[name])]
         if found is None or found == (facts.module, scope):
             return None
         fmf = self.mod(found[0])

@@ -50,10 +50,12 @@ from impactlens.index.python.resolve.memo import memo
 from impactlens.index.python.resolve.modules import ModuleLookup
 from impactlens.index.python.resolve.values import (
     Builtin,
+    BuiltinMember,
     Class,
     ClassKey,
     DictDisplay,
     External,
+    ExternalMember,
     ExternalValue,
     Field,
     Function,
@@ -67,6 +69,7 @@ from impactlens.index.python.resolve.values import (
     Variable,
 )
 
+_EXTERNAL = frozenset({External, ExternalValue, ExternalMember, BuiltinMember})
 _IMPLICIT = frozenset({"deco", "raise", "iter", "with", "op", "classdef"})
 _CALLBACK_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max"})
 _SPECIAL_REASONS = {"getattr": U_DYNAMIC_GETATTR, "eval": U_EVAL, "importlib": U_IMPORTLIB,
@@ -169,7 +172,13 @@ class Sites:
         if fenc[0] == "sub":
             if fenc[1][0] == "glob":
                 return
-            if fenc[2] is None or not self._dict_key_known(facts, scope, fenc, recv):
+            key = self.evaluator.literal_key(facts, scope, fenc[2])
+            if key is None or not self._dict_key_known(facts, scope, fenc[1], key, recv):
+                entries = [] if key is not None else self._any_entry(facts, scope, fenc[1],
+                                                                     recv)
+                if entries:  # a computed key into displays the repository wrote in full
+                    self._emit_callee(facts, scope, entries, True, site, src, sink, recv)
+                    return
                 names = self._registry_names(facts, scope, fenc[1], recv)
                 sink.unresolved.append((line, facts.scopes[scope].qual, U_REGISTRY_DISPATCH,
                                         site_text(fenc), names))
@@ -284,10 +293,10 @@ class Sites:
                                             call_detail(n, (), False, True, name == "__init__"))
             break
 
-    def _dict_key_known(self, facts: PyFileFacts, scope: int, fenc: Enc, recv: Any) -> bool:
+    def _dict_key_known(self, facts: PyFileFacts, scope: int, base: Enc, key: Any,
+                        recv: Any) -> bool:
         """``table["lit"]`` / ``items[2]`` into a display whose entry is known."""
-        key = fenc[2]
-        vals, _ = self.vals(facts, scope, fenc[1], recv)
+        vals, _ = self.vals(facts, scope, base, recv)
         if not vals:
             return False
         for v in vals:
@@ -296,6 +305,23 @@ class Sites:
                 continue
             return False
         return True
+
+    def _any_entry(self, facts: PyFileFacts, scope: int, base: Enc, recv: Any) -> Items:
+        """Every value ``base[key]`` may give for a key not known statically, when ``base``
+        is only list/tuple/dict displays whose entries are all known; else []."""
+        vals, _ = self.vals(facts, scope, base, recv)
+        out: Items = []
+        for v in vals:
+            if type(v) is not DictDisplay and type(v) is not SeqDisplay:
+                return []
+            got = (self.evaluator.display_values(v) if type(v) is DictDisplay
+                   else self.evaluator.iterate([v]))
+            for g in got:
+                if type(g) is Unknown:
+                    return []  # a store of a value not known: the registry stays open
+                if g not in out:
+                    out.append(g)
+        return out
 
     def _registry_names(self, facts: PyFileFacts, scope: int, base: Enc,
                         recv: Any) -> tuple[str, ...]:
@@ -372,7 +398,7 @@ class Sites:
                                    K_CALL, True, (f.module, f.scope))
                     elif ft is Unknown:
                         unknown = unknown or f.reason
-                    elif ft is External or ft is ExternalValue:
+                    elif ft in _EXTERNAL:
                         external = True
             elif t is Variable or t is Field:
                 dst = self.item_id(it)
@@ -387,13 +413,17 @@ class Sites:
                 got, _ = self.returns(it.module, it.scope, it.recv)
                 inf = True
                 work.extend(got)
-            elif t is External or t is ExternalValue:
+            elif t in _EXTERNAL or t is Builtin:
                 external = True
             elif t is Unknown and unknown != "recv":
                 unknown = it.reason
         res = R_AMBIGUOUS if len(primaries) > 1 else R_INFERRED if inf else R_EXACT
         self._emit_pending(facts, scope, pending, res, site, src, sink, recv)
-        if pending or quiet:
+        if quiet:
+            return
+        if pending:
+            if external:  # some candidates are external (a StringIO or a repo Sink)
+                self._external(facts, scope, fenc, line, work, sink)
             return
         if unknown is not None:
             reason = _UNKNOWN_REASONS.get(unknown, U_UNKNOWN_RECEIVER)
@@ -457,15 +487,18 @@ class Sites:
                 self._passed_functions(facts, scope, [(K_CALL, bound, tk)], fargs, src,
                                        line, sink, recv)
             return True
-        if t is External or t is ExternalValue:
-            # a call into a known external name (``asyncio.run``, ``@dataclass``) is
-            # recorded with that dotted target after the site's names (see _external)
-            if not quiet and (fenc[0] == "a" or t is External):
+        if t in _EXTERNAL:
+            # a call into a known external name (``asyncio.run``, ``@dataclass``, the
+            # ``put`` of a ``queue.Queue``) is recorded with that dotted target after the
+            # site's names (see _external)
+            if not quiet and (fenc[0] == "a" or t is not ExternalValue):
                 self._external(facts, scope, fenc, line, [it], sink)
             return True
         if t is Builtin:
             if fargs and it.name in _CALLBACK_BUILTINS:
                 self._builtin_callbacks(facts, scope, fargs, src, line, sink, recv)
+            if not quiet:
+                self._external(facts, scope, fenc, line, [it], sink)
             return True
         return False
 
@@ -475,7 +508,7 @@ class Sites:
         target (``External`` values) the callee evaluated to — the pycg export's external
         callees. A name call with no dotted target (a value produced by external code)
         is not recorded: it says nothing an attribute site would not."""
-        targets = tuple(it.dotted for it in items if type(it) is External)
+        targets = tuple(_external_name(it) for it in items if type(it) in _NAMED)
         if fenc[0] != "a" and not targets:
             return
         sink.unresolved.append((line, facts.scopes[scope].qual, U_EXTERNAL, site_text(fenc),
@@ -526,13 +559,21 @@ class Sites:
 
     def _builtin_callbacks(self, facts: PyFileFacts, scope: int, fargs: tuple[Any, ...],
                            src: str, line: int, sink: Sink, recv: Any) -> None:
-        """``map(f, xs)``, ``sorted(xs, key=f)``...: the builtin calls ``f`` for ``src``."""
-        for _pos, aenc in fargs:
+        """``map(f, xs)``, ``sorted(xs, key=f)``...: the builtin calls ``f`` for ``src``,
+        with each element of ``xs`` (so ``f`` calls the functions ``xs`` holds)."""
+        # sorted(xs, key=f) / min / max: xs first; map(f, xs) / filter(f, xs): xs second
+        keyed = any(p == "key" for p, _e in fargs)
+        elements = tuple((0, ("it", e)) for p, e in fargs if p == (0 if keyed else 1))
+        for pos, aenc in fargs:
             vals, _ = self.vals(facts, scope, aenc, recv)
             for v in vals:
                 if type(v) is Function:
                     self._call_edge(sink, src, v, line, R_INFERRED,
                                     call_detail(1, (), False, False, bool(v.bound)))
+                    if elements and pos == ("key" if keyed else 0):
+                        self._passed_functions(facts, scope,
+                                               [(K_CALL, bool(v.bound), (v.module, v.scope))],
+                                               elements, src, line, sink, recv)
 
     def constructors(self, ck: ClassKey) -> list[tuple[str, Any]]:
         """(id, target key) of what ``Cls(...)`` runs in the repository: ``__new__`` and
@@ -745,6 +786,20 @@ class Sites:
             except RecursionError:
                 continue
         return sink
+
+
+# callees outside the repository that the pycg export names
+_NAMED = frozenset({External, ExternalMember, BuiltinMember, Builtin})
+
+
+def _external_name(it: Val) -> str:
+    """``asyncio.run``, ``queue.Queue.put``, ``<**PyStr**>.join``, ``<builtin>.len``."""
+    t = type(it)
+    if t is BuiltinMember:
+        return str(it.pseudo)
+    if t is Builtin:
+        return "<builtin>." + it.name
+    return str(it.dotted)
 
 
 def _called_param(cs: Any, pos: Any, bound: bool) -> str | None:

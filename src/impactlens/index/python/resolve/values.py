@@ -68,9 +68,20 @@ class External(NamedTuple):
 
 
 class ExternalValue(NamedTuple):
-    """A value produced by code outside the repository."""
+    """A value produced by code outside the repository; ``dotted``: its class when known
+    (``queue.Queue()``, a parameter annotated ``pathlib.Path``), else ""."""
 
     tag: Literal["XI"]
+    dotted: str = ""
+
+
+class ExternalMember(NamedTuple):
+    """An attribute of an instance of an external class (``q.put`` of a ``queue.Queue``),
+    by the dotted name of its class and its own: calling it is a call of that external
+    callee; what it returns, and its own attributes, are unknown external values."""
+
+    tag: Literal["XM"]
+    dotted: str
 
 
 class Builtin(NamedTuple):
@@ -85,6 +96,16 @@ class BuiltinInstance(NamedTuple):
 
     tag: Literal["K"]
     typename: str
+
+
+class BuiltinMember(NamedTuple):
+    """A method of a builtin-type value (``", ".join``, ``d.get``), named as PyCG names it
+    (``<**PyStr**>.join``); ``recv``: the value it is read on (what it returns may depend
+    on it: a dict display's ``values()``)."""
+
+    tag: Literal["BM"]
+    pseudo: str
+    recv: Any
 
 
 class NoneValue(NamedTuple):
@@ -104,6 +125,7 @@ class SeqDisplay(NamedTuple):
     elems: tuple[Enc, ...]
     recv: ClassKey | None
     mutation: Mutation | None
+    kind: str = "list"  # list, tuple, set or gen (a comprehension's generator)
 
 
 class DictDisplay(NamedTuple):
@@ -232,6 +254,7 @@ GLOBALS = Globals("G")
 EMPTY: tuple[Items, bool] = ([], False)
 
 # kinds whose attributes are outside the repository (a builtin's or external value's)
-OPAQUE = frozenset({ExternalValue, BuiltinInstance, SeqDisplay, Sequence, DictDisplay,
-                    Builtin, Generator, FixedTuple, Mapping})
+OPAQUE = frozenset({ExternalValue, ExternalMember, BuiltinMember, BuiltinInstance,
+                    SeqDisplay, Sequence, DictDisplay, Builtin, Generator, FixedTuple,
+                    Mapping})
 LOCATIONS = frozenset({Variable, Field, Property})

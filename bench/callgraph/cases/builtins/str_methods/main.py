@@ -1,0 +1,6 @@
+def label(names):
+    title = ", ".join(names)
+    return title.upper()
+
+
+label(["a", "b"])

@@ -1,0 +1,2 @@
+SAVE = "save"
+LOAD = "load"

@@ -1,0 +1,10 @@
+import queue
+
+
+def produce():
+    q = queue.Queue()
+    q.put(1)
+    return q.get()
+
+
+produce()

@@ -38,8 +38,9 @@ from impactlens.model import (
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
 # v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
 # test ran per function (test_runs.lines → line_sets); v14: facts hold references by
-# dotted-path string, namespace reads (vars(m)["f"]) and operator getters
-SCHEMA_VERSION = 14
+# dotted-path string, namespace reads (vars(m)["f"]) and operator getters; v15: a call
+# site's read of its callee's parameters is the callee's P: key (read_fingerprints.py)
+SCHEMA_VERSION = 15
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 

@@ -37,7 +37,6 @@ from impactlens.index.store import (
     resolution_rows,
 )
 from impactlens.index.store_health import out_of_space
-from impactlens.index.workers import worker_pool
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -348,6 +347,8 @@ class Indexer:
                 if progress:
                     progress("parse", i + 1, total)
             return out
+        from impactlens.index.workers import worker_pool  # multiprocessing: loaded when used
+
         size = max(8, min(64, total // (workers * 8) or 1))
         chunks = [items[i : i + size] for i in range(0, total, size)]
         out = []
@@ -494,6 +495,8 @@ class Indexer:
                     progress("resolve", i + 1, len(todo))
             meanwhile()
             return
+        from impactlens.index.workers import worker_pool
+
         _FORK_STATE = (by_path, module_paths, collect)
         try:
             size = max(8, min(64, len(todo) // (workers * 8) or 1))

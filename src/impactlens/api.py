@@ -13,13 +13,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from impactlens.change.inputs import (
-    ProposedChange,
-    from_texts,
-    parse_as_of,
-    read_change,
-    repo_path,
-)
 from impactlens.errors import BadInputError, NotARepositoryError, WatchError
 from impactlens.fileio import outside_root, read_source
 from impactlens.index import queries
@@ -38,6 +31,7 @@ from impactlens.model import (
 from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
 
 if TYPE_CHECKING:
+    from impactlens.change.inputs import ProposedChange
     from impactlens.index.watch import RepositoryWatcher
     from impactlens.run import Workspace
 
@@ -236,6 +230,8 @@ class Project:
         ``before=FILE, after=FILE[, path=REPO_PATH]`` | ``diff=TEXT[, diff_source=NAME]`` |
         ``rev="A..B"|"SHA"`` | nothing (the working tree vs HEAD); plus ``task=TEXT`` and
         ``as_of=DATE`` (ISO date/datetime, ``@EPOCH`` or epoch int)."""
+        from impactlens.change.inputs import read_change  # git diffs: loaded when used
+
         return read_change(self.root, **change)
 
     def analyze(self, change: ProposedChange | None = None, *, refresh: bool = True,
@@ -256,6 +252,8 @@ class Project:
     ) -> ImpactResult:
         """Impact of replacing file ``path``'s text ``before`` by ``after`` (``None`` = the
         file is absent on that side), without touching the disk."""
+        from impactlens.change.inputs import from_texts, parse_as_of
+
         change = from_texts(self.root, path, before, after, task=task, as_of=parse_as_of(as_of))
         return self.analyze(change, refresh=refresh)
 
@@ -365,6 +363,8 @@ class Project:
         p = str(file)
         if not os.path.isabs(p) and os.path.exists(p) and not (self.root / p).exists():
             p = os.path.abspath(p)  # a path from the working directory
+        from impactlens.change.inputs import repo_path
+
         return repo_path(self.root, p, what="file")
 
 

@@ -28,7 +28,13 @@ class Settings:
     # --- index -----------------------------------------------------------
     # speed measured by `impactlens bench perf`, incremental == full by `bench replay`
     max_file_bytes: int = 2_000_000  # larger files are recorded as too-large, not parsed
-    index_workers: int = 0  # 0 = os.cpu_count()
+    # parse/resolve worker processes of an index (0 = os.cpu_count()). 1, from
+    # `impactlens-bench workers django-5.1.4 --pairs 4` (cold index of Django 5.1.4, 4
+    # back-to-back pairs, order alternating, on this project's 2-core machine at load
+    # average 20-30): 2 workers over 1 took 1.00-1.25x the wall time, 0.99-1.06x the CPU
+    # and 1.96-2.13x the peak PSS summed over the process tree (median 813 vs 397 MB).
+    # Idle cores may favour 2 for wall time; `--set index_workers=0` asks for every core.
+    index_workers: int = 1
     lock_timeout_s: float = 30.0  # a second `index` waits this long for the first
     history_max_files_per_commit: int = 50  # sweeping commits excluded from co-change pairs
     # watch mode (`impactlens watch`, the MCP server; index/watch.py): a burst of saves is

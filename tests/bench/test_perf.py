@@ -36,3 +36,24 @@ def test_hub_edit_reindexes_one_file(indexed):
     assert len(got["insert_seconds_runs"]) == 2
     assert (root / "pkg/core.py").read_text() == "def helper(x):\n    return x\n"  # restored
     assert perf.freshness(root, 2)["seconds_p50"] >= 0
+
+
+def test_impact_latency_counts_symbols_without_dependents_apart(indexed):
+    root = indexed({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def used():\n    return 1\n\n\ndef unused():\n    return 2\n",
+        "pkg/a.py": "from pkg.core import used\n\n\ndef a():\n    return used()\n",
+    }).root
+    got = perf.impact_latency(root, 10, seed=1)
+    # used and a's module are reached by something; unused and a() are not
+    assert got["sampled"] == 3  # used, unused, a
+    assert got["n"] == 1 and 0 < got["share_without_dependents"] < 1
+    assert got["reach_p50"] >= 1 and got["ms_p50"] > 0
+
+
+def test_cold_index_reports_cpu_tree_memory_and_disk(indexed):
+    root = indexed({"pkg/__init__.py": "", "pkg/core.py": "def f():\n    return 1\n"}).root
+    got = perf.cold_index(root, 1)
+    assert got["symbols"] >= 2 and got["cpu_seconds"] > 0
+    assert got["peak_pss_mb"] > 5  # an interpreter with impactlens loaded, at least
+    assert 0 < got["index_mb"] == perf.index_size_mb(root)

@@ -7,13 +7,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from impactlens.api import Project
 from impactlens.cli.common import (
     direction_option,
     echo_json,
@@ -23,12 +20,11 @@ from impactlens.cli.common import (
     read_direction,
     repo_option,
 )
-from impactlens.index.indexer import ProgressFn
-from impactlens.index.queries import hops_label
-from impactlens.index.recording import spawn_summary
-from impactlens.model import IndexSummary
 
-_err = Console(stderr=True)
+if TYPE_CHECKING:  # the api, rich and the indexer load when a command runs, not at start-up
+    from impactlens.api import Project
+    from impactlens.index.indexer import ProgressFn
+    from impactlens.model import IndexSummary
 
 
 @contextmanager
@@ -37,8 +33,17 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
     if not enabled:
         yield None
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=_err, transient=True) as bar:
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
@@ -100,6 +105,8 @@ def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -
     project ran is known too); afterwards `analyze` and `pytest --impact` select, for a
     change to a function, only the tests that ran it — for a body edit, only those that
     ran the changed statements — while the files those tests ran are unchanged."""
+    from impactlens.index.recording import spawn_summary
+
     code, info = open_project(repo).record_tests(pytest_args, lines=not functions_only)
     if info is None:
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")
@@ -160,6 +167,8 @@ _TESTS_SHOWN = 10
 
 
 def _print_impact(r: dict[str, Any]) -> None:
+    from impactlens.index.queries import hops_label
+
     t = r["target"]
     click.echo(f"{t['id']} ({t['kind']}, {t['file']}:{t['line']}) — {r.get('direction', '')}")
     by_file = r.get("by_file", {})

@@ -14,7 +14,6 @@ import contextlib
 import errno
 import hashlib
 import os
-import pickle
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -35,10 +34,11 @@ from impactlens.index.store import (
     Store,
     facts_names,
     index_path,
+    pack_facts,
     resolution_rows,
+    unpack_facts,
 )
 from impactlens.index.store_health import out_of_space
-from impactlens.index.workers import worker_pool
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -55,7 +55,7 @@ class _Parsed:
     record: FileRecord
     facts: Any
     mtime_ns: int
-    blob: bytes | None = None  # the facts pickled as the store keeps them, when known
+    blob: bytes | None = None  # the facts packed as the store keeps them, when known
 
 
 # ------------------------------------------------------------------ workers
@@ -101,14 +101,13 @@ def _parse_one(root: str, path: str, module: str, is_test: bool, max_bytes: int)
 
 def _parse_chunk(root: str, items: list[tuple[str, str, bool]], max_bytes: int
                  ) -> list[_Parsed]:
-    """Parse in a worker and hand back the facts pickled: the pool would pickle them anyway
-    to send them, and these are the bytes the store keeps, so the parent, which writes
-    every file, need not pickle them again."""
+    """Parse in a worker and hand back the facts packed (pickled and compressed): the pool
+    would pickle them anyway to send them, and these are the bytes the store keeps, so the
+    parent, which writes every file, need not pack them again."""
     out = []
     for p, m, is_test in items:
         got = _parse_one(root, p, m, is_test, max_bytes)
-        blob = (None if got.facts is None
-                else pickle.dumps(got.facts, protocol=pickle.HIGHEST_PROTOCOL))
+        blob = None if got.facts is None else pack_facts(got.facts)
         out.append(_Parsed(got.record, None, got.mtime_ns, blob))
     return out
 
@@ -116,7 +115,7 @@ def _parse_chunk(root: str, items: list[tuple[str, str, bool]], max_bytes: int
 def _unpack(item: _Parsed) -> _Parsed:
     if item.blob is None:
         return item
-    return _Parsed(item.record, pickle.loads(item.blob), item.mtime_ns, item.blob)
+    return _Parsed(item.record, unpack_facts(item.blob), item.mtime_ns, item.blob)
 
 
 # ------------------------------------------------------------------- lookup
@@ -391,6 +390,8 @@ class Indexer:
                 if progress:
                     progress("parse", i + 1, total)
             return out
+        from impactlens.index.workers import worker_pool  # multiprocessing: loaded when used
+
         size = max(8, min(64, total // (workers * 8) or 1))
         chunks = [items[i : i + size] for i in range(0, total, size)]
         out = []
@@ -547,6 +548,8 @@ class Indexer:
                     progress("resolve", i + 1, len(todo))
             meanwhile()
             return
+        from impactlens.index.workers import worker_pool
+
         _FORK_STATE = (by_path, module_paths, collect)
         try:
             size = max(8, min(64, len(todo) // (workers * 8) or 1))

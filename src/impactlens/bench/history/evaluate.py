@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,11 +34,11 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 def stage_predictions(result: Any, seed_file: str, seed_entity: str,
                       symbol_ids: set[str], partners: Sequence[tuple[str, float]] = (),
-                      settings: Settings = DEFAULT,
+                      settings: Settings = DEFAULT, counts: Callable[[str], bool] = is_source,
                       ) -> tuple[list[str], list[str], list[str], list[dict[str, Any]]]:
     """(ranked files, ranked symbols, validation test ids, each ranked file's evidence) of
     an ImpactResult. ``partners`` = the seed file's co-change candidates in the channel's
-    order."""
+    order; ``counts``: the files a list may hold (the case's universe)."""
     from impactlens.impact.triage import order_score
 
     tri = result.triage
@@ -51,7 +51,7 @@ def stage_predictions(result: Any, seed_file: str, seed_entity: str,
 
     entries = [*sorted(tri.must_inspect, key=key), *sorted(tri.may_impact, key=key)]
     files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
-                    and is_source(e.file))
+                    and counts(e.file))
     syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
                    and e.entity in symbol_ids and not is_test_path(e.file or ""))
     return files, syms, list(result.validate), file_evidence(entries, files, partners, settings)
@@ -160,7 +160,7 @@ def _evaluate_seed(parent: _Parent, case: Case, seed: Seed, settings: Settings) 
     )
     methods, partners, note, t_stage = _stage_runs(parent, case, seed, seed_entity, settings)
     methods.update(baseline_runs(proj.store, parent.graph, seed.file, seed_entity, partners,
-                                 parent.symbol_ids))
+                                 parent.symbol_ids, case.universe.counts))
     dist = parent.graph.distances_from(gold_files) if gold_files else {}
     return CaseResult(
         sha=case.sha, seed_file=seed.file, seed=seed_entity,
@@ -212,7 +212,7 @@ def _stage_runs(parent: _Parent, case: Case, seed: Seed, seed_entity: str,
             retired=retired, named=named, settings=s,
         )
         files, syms, tests, why = stage_predictions(
-            res, seed.file, seed_entity, parent.symbol_ids, partners, s)
+            res, seed.file, seed_entity, parent.symbol_ids, partners, s, case.universe.counts)
         methods[name] = MethodRun(files, syms, tests, why if name == "stage" else None)
     return methods, partners, note, (time.perf_counter() - t1) / len(variants)
 

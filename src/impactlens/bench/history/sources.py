@@ -4,11 +4,14 @@ tests, test-support packages, docs, scripts or vendored copies of other projects
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from impactlens.index.discover import is_source as _library_file
 from impactlens.index.discover import is_test_file
+from impactlens.index.frontend import language_of
 
 # vendored copies of other projects: never a seed, never gold
 _VENDORED_DIRS = frozenset({"_vendor", "vendor", "vendored", "third_party"})
@@ -27,7 +30,77 @@ def is_source(path: str) -> bool:
 
 def is_test_path(path: str) -> bool:
     p = PurePosixPath(path)
+    if language_of(path) == "typescript":
+        return _is_ts_test(path)
     return is_test_file(path) or any(part in ("tests", "test", "testing") for part in p.parts)
+
+
+# TypeScript/JavaScript: test, fixture and tooling trees (Jest/Vitest/Mocha/Jasmine/tsd
+# layouts), and the build outputs and caches the frontend does not index either
+_TS_TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "__test__", "__mocks__",
+                           "__fixtures__", "fixtures", "spec", "specs", "e2e", "cypress",
+                           "test-d", "type-tests", "types-test", "typings-test"})
+_TS_TEST_NAME = re.compile(r"\.(test|spec|test-d|bench|stories|story)\.[cm]?[jt]sx?$")
+_TS_NON_SOURCE_DIRS = frozenset({
+    "docs", "doc", "examples", "example", "benchmarks", "bench", "scripts", "tools", "ci",
+    ".github", "website", "site", "playground", "playgrounds", "demo", "demos", "sandbox",
+    "sandboxes", "benchmark", "perf", ".storybook", "stories", "codemods"})
+# tooling at any level: bundler, test-runner, linter and task-runner configuration
+_TS_TOOLING = re.compile(r"^\.|^(gruntfile|gulpfile)\.[cm]?[jt]s$|.[.-](config|conf)\.[cm]?[jt]s$",
+                         re.IGNORECASE)
+
+
+def _is_ts_test(path: str) -> bool:
+    parts = path.split("/")
+    return bool(_TS_TEST_NAME.search(parts[-1])) or any(p in _TS_TEST_DIRS for p in parts[:-1])
+
+
+def is_ts_source(path: str) -> bool:
+    """A TypeScript/JavaScript library file: not a test, fixture, doc, example, script or
+    tool configuration, not a build output, cache, ``node_modules`` or minified bundle
+    (hand-written ``.d.ts`` declarations count: their changes go with the code's)."""
+    from impactlens.index.typescript.frontend import SKIP_DIRS
+
+    if language_of(path) != "typescript" or path.endswith(".json"):
+        return False
+    parts = path.split("/")
+    name = parts[-1]
+    if _is_ts_test(path) or _TS_TOOLING.search(name) or ".min." in name \
+            or name.endswith((".bundle.js", "-bundle.js")):
+        return False
+    return not any(p in SKIP_DIRS or p in _TS_NON_SOURCE_DIRS or "example" in p
+                   for p in parts[:-1])
+
+
+@dataclass(frozen=True)
+class Universe:
+    """The files a repository's cases count, seeds and gold alike, and every method's
+    ranked list: library files of the repository's own language (the one most of its
+    library files are in at the head: a Python project's debugger script is not its
+    library), outside test-support directories and outside committed build copies
+    (``built``: path prefixes such as ``deno/lib/`` or a compiled ``lib/``)."""
+
+    languages: frozenset[str] = frozenset({"python"})
+    support: frozenset[str] = frozenset()
+    built: frozenset[str] = frozenset()
+
+    def counts(self, path: str) -> bool:
+        if path.split("/", 1)[0] in self.support or path.startswith(tuple(self.built)):
+            return False
+        if "typescript" in self.languages and is_ts_source(path):
+            return not is_vendored(path)
+        return "python" in self.languages and is_source(path)
+
+
+def main_languages(paths: Iterable[str]) -> frozenset[str]:
+    """The language most of ``paths``'s library files are in (Python on a tie or none)."""
+    py = ts = 0
+    for p in paths:
+        if is_source(p):
+            py += 1
+        elif is_ts_source(p) and not is_vendored(p):
+            ts += 1
+    return frozenset({"typescript" if ts > py else "python"})
 
 
 # what a test-support package imports that library code does not

@@ -13,6 +13,7 @@ from typing import Any
 
 from impactlens.bench.history.baselines import FileGraph, baseline_runs
 from impactlens.bench.history.cases import Case, Seed, worktree
+from impactlens.bench.history.peer import GitNexus, peer
 from impactlens.bench.history.regression import (
     SuiteRun,
     cached_recording,
@@ -98,11 +99,14 @@ class _Parent:
     recording: Any = None  # the parent's recorded run, when the suite ran
     not_run: str = ""  # why the regression measure has nothing for this case
     current: dict[str, str] = field(default_factory=dict)  # path -> sha256, as indexed
+    peer: GitNexus | None = None  # GitNexus on the same parent (``--gitnexus``)
+    graph_dist: dict[str, int] = field(default_factory=dict)  # the current seed's gold
 
 
 def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool,
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
-                  pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
+                  pytest_args: Sequence[str] = (), progress: Any = None,
+                  gitnexus: bool = False) -> list[CaseResult]:
     from impactlens.api import Project
 
     results: list[CaseResult] = []
@@ -123,14 +127,36 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                               pytest_args)
         # after the recording run, which re-indexes
         parent.current = {r.path: r.sha256 for r in store.files()}
-        for seed in case.seeds:
-            r = _evaluate_seed(parent, case, seed, settings)
-            if parent.outcomes is not None:
-                _measure_regression(r, parent.outcomes, parent.suite, seed, test_timeout)
-            results.append(r)
-            if progress:
-                progress(r)
+        parent.peer = peer(gitnexus, wt, test_timeout)
+        try:
+            if parent.peer is not None:
+                parent.peer.analyze()
+            for seed in case.seeds:
+                r = _evaluate_seed(parent, case, seed, settings)
+                if parent.outcomes is not None:
+                    _measure_regression(r, parent.outcomes, parent.suite, seed, test_timeout)
+                results.append(r)
+                if progress:
+                    progress(r)
+        finally:
+            if parent.peer is not None:
+                parent.peer.close()
     return results
+
+
+def _peer_run(parent: _Parent, case: Case, seed: Seed, r: CaseResult) -> None:
+    """GitNexus's answer for ``seed`` into ``r`` (no row when its index failed; an empty
+    list when it answered nothing for the seed)."""
+    gn = parent.peer
+    if gn is None:
+        return
+    if gn.error:
+        r.note = f"{r.note}; gitnexus: {gn.error}" if r.note else f"gitnexus: {gn.error}"
+        return
+    run = gn.impact(seed.file, seed.qualname, seed.file, case.universe.counts)
+    r.methods["gitnexus"] = run if run is not None else MethodRun([])
+    r.dist["gitnexus"] = [parent.graph_dist.get(f) for f in r.methods["gitnexus"].files]
+    r.seconds_peer = gn.seconds_cpu
 
 
 def _run_parent_suite(parent: _Parent, case: Case, wt: Path, settings: Settings,
@@ -162,7 +188,8 @@ def _evaluate_seed(parent: _Parent, case: Case, seed: Seed, settings: Settings) 
     methods.update(baseline_runs(proj.store, parent.graph, seed.file, seed_entity, partners,
                                  parent.symbol_ids, case.universe.counts))
     dist = parent.graph.distances_from(gold_files) if gold_files else {}
-    return CaseResult(
+    parent.graph_dist = dist
+    r = CaseResult(
         sha=case.sha, seed_file=seed.file, seed=seed_entity,
         message=case.message.splitlines()[0][:100] if case.message else "",
         gold_files=gold_files, gold_symbols=gold_syms, added_files=list(case.added_files),
@@ -170,6 +197,8 @@ def _evaluate_seed(parent: _Parent, case: Case, seed: Seed, settings: Settings) 
         note=note, dist={m: [dist.get(f) for f in run.files] for m, run in methods.items()},
         not_run=parent.not_run,
     )
+    _peer_run(parent, case, seed, r)
+    return r
 
 
 def _stage_runs(parent: _Parent, case: Case, seed: Seed, seed_entity: str,

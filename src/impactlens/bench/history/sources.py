@@ -4,7 +4,6 @@ tests, test-support packages, docs, scripts or vendored copies of other projects
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -31,45 +30,17 @@ def is_source(path: str) -> bool:
 def is_test_path(path: str) -> bool:
     p = PurePosixPath(path)
     if language_of(path) == "typescript":
-        return _is_ts_test(path)
+        from impactlens.index.typescript.layout import is_test_path as ts_test
+
+        return ts_test(path)
     return is_test_file(path) or any(part in ("tests", "test", "testing") for part in p.parts)
 
 
-# TypeScript/JavaScript: test, fixture and tooling trees (Jest/Vitest/Mocha/Jasmine/tsd
-# layouts), and the build outputs and caches the frontend does not index either
-_TS_TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "__test__", "__mocks__",
-                           "__fixtures__", "fixtures", "spec", "specs", "e2e", "cypress",
-                           "test-d", "type-tests", "types-test", "typings-test"})
-_TS_TEST_NAME = re.compile(r"\.(test|spec|test-d|bench|stories|story)\.[cm]?[jt]sx?$")
-_TS_NON_SOURCE_DIRS = frozenset({
-    "docs", "doc", "examples", "example", "benchmarks", "bench", "scripts", "tools", "ci",
-    ".github", "website", "site", "playground", "playgrounds", "demo", "demos", "sandbox",
-    "sandboxes", "benchmark", "perf", ".storybook", "stories", "codemods"})
-# tooling at any level: bundler, test-runner, linter and task-runner configuration
-_TS_TOOLING = re.compile(r"^\.|^(gruntfile|gulpfile)\.[cm]?[jt]s$|.[.-](config|conf)\.[cm]?[jt]s$",
-                         re.IGNORECASE)
-
-
-def _is_ts_test(path: str) -> bool:
-    parts = path.split("/")
-    return bool(_TS_TEST_NAME.search(parts[-1])) or any(p in _TS_TEST_DIRS for p in parts[:-1])
-
-
 def is_ts_source(path: str) -> bool:
-    """A TypeScript/JavaScript library file: not a test, fixture, doc, example, script or
-    tool configuration, not a build output, cache, ``node_modules`` or minified bundle
-    (hand-written ``.d.ts`` declarations count: their changes go with the code's)."""
-    from impactlens.index.typescript.frontend import SKIP_DIRS
+    """A TypeScript/JavaScript library file (:mod:`impactlens.index.typescript.layout`)."""
+    from impactlens.index.typescript.layout import is_library_file
 
-    if language_of(path) != "typescript" or path.endswith(".json"):
-        return False
-    parts = path.split("/")
-    name = parts[-1]
-    if _is_ts_test(path) or _TS_TOOLING.search(name) or ".min." in name \
-            or name.endswith((".bundle.js", "-bundle.js")):
-        return False
-    return not any(p in SKIP_DIRS or p in _TS_NON_SOURCE_DIRS or "example" in p
-                   for p in parts[:-1])
+    return language_of(path) == "typescript" and is_library_file(path)
 
 
 @dataclass(frozen=True)

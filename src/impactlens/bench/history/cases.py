@@ -163,7 +163,11 @@ def candidate_commits(repo: Path, settings: Settings, cap: int,
 
 
 def _non_merge_commits(repo: Path) -> list[CommitRecord]:
-    return mine_commits(repo, gitcmd.run(repo, "rev-list", "--no-merges", "HEAD").split())
+    """Every non-merge commit's files (renames found), without the definitions their hunks
+    touched: the filters read paths and messages only (each case's parent mines its own
+    history when it is indexed)."""
+    shas = gitcmd.run(repo, "rev-list", "--no-merges", "HEAD").split()
+    return mine_commits(repo, shas, symbols_up_to=None)
 
 
 @dataclass

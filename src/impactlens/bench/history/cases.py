@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from impactlens.bench.history.semantic import definitions, semantic, splice
 from impactlens.bench.history.sources import (
@@ -273,7 +274,7 @@ def build_case(repo: Path, c: CommitRecord, cap: int, seed_mode: str,
 
 
 def mine_cases(repo: Path, *, limit: int, cap: int = 8, seed_mode: str = "first",
-               settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, int]]:
+               settings: Settings = DEFAULT) -> tuple[list[Case], dict[str, Any]]:
     dropped: list[CommitRecord] = []
     commits = _non_merge_commits(repo)
     universe = repository_universe(repo, commits)

@@ -23,7 +23,7 @@ from impactlens.bench.history.results import MethodRun
 from impactlens.bench.pdg_peer import gitnexus_binary
 
 PEERS = ("gitnexus",)
-ANALYZE_ATTEMPTS = 2  # its native bindings fail now and then under load
+ANALYZE_ATTEMPTS = 3  # its native bindings fail now and then under load
 
 
 class GitNexus:
@@ -57,8 +57,9 @@ class GitNexus:
 
     def analyze(self) -> bool:
         for _ in range(ANALYZE_ATTEMPTS):
+            # one parse worker: its worker pool aborts in native code on a loaded machine
             p = self._run(["analyze", "--skip-git", "--index-only", "--skip-fts",
-                           "--name", self.name, str(self.root)])
+                           "--workers", "1", "--name", self.name, str(self.root)])
             if p is not None and p.returncode == 0:
                 self.error = ""
                 return True

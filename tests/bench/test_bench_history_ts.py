@@ -224,4 +224,4 @@ def test_gitnexus_impact_on_a_real_index(make_repo, tmp_path):
         assert run is not None and run.files[:1] == ["src/a.ts"], json.dumps(run.files)
     finally:
         gn.close()
-    assert not (root / ".gitnexus").exists()
+    assert not (root / ".gitnexus").exists() and not gn.work.exists()

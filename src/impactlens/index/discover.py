@@ -150,11 +150,13 @@ def is_library_file(path: str) -> bool:
 def library_in(paths: Iterable[str]) -> Callable[[str], bool]:
     """Whether a file is a library file (:func:`is_library_file`) in one of the languages
     of ``paths`` (the edited files): candidates are weighed against others of the
-    change's own language, so a Python change's are Python files alone."""
+    change's own language, so a Python change's are Python files alone (no paths: every
+    language)."""
     languages = frozenset(frontend.language_of(p) for p in paths)
 
     def library(path: str) -> bool:
-        return frontend.language_of(path) in languages and is_library_file(path)
+        return (not languages or frontend.language_of(path) in languages) \
+            and is_library_file(path)
 
     return library
 

@@ -5,8 +5,8 @@ Its files are ranked by the depth of their first hit, then in the order it lists
 the seed's file and files outside the case's universe are dropped, as for every method.
 
 The peer runs with a temporary ``GITNEXUS_HOME``, no extension downloads
-(``GITNEXUS_LBUG_EXTENSION_INSTALL=never``) and no files written into the work tree but
-its own ``.gitnexus/`` index (``--index-only``)."""
+(``GITNEXUS_LBUG_EXTENSION_INSTALL=never``) and on a copy of the work tree (its
+``.gitnexus/`` index and the copy removed afterwards)."""
 
 from __future__ import annotations
 
@@ -27,20 +27,23 @@ ANALYZE_ATTEMPTS = 3  # its native bindings fail now and then under load
 
 
 class GitNexus:
-    """One case's peer: ``analyze`` once on the parent, then ``impact`` per seed."""
+    """One case's peer: ``analyze`` once on a copy of the parent's work tree (without our
+    ``.impactlens/`` index, which its parser aborts on), then ``impact`` per seed."""
 
-    def __init__(self, binary: str, root: Path, timeout: float) -> None:
-        self.binary, self.root, self.timeout = binary, root, timeout
-        self.home = Path(tempfile.mkdtemp(prefix="impactlens-gnhome-"))
+    def __init__(self, binary: str, tree: Path, timeout: float) -> None:
+        self.binary, self.timeout = binary, timeout
+        self.work = Path(tempfile.mkdtemp(prefix="impactlens-gitnexus-"))
+        self.home, self.root = self.work / "home", self.work / "tree"
+        shutil.copytree(tree, self.root, symlinks=True,
+                        ignore=shutil.ignore_patterns(".impactlens", ".git"))
         self.env = dict(os.environ, GITNEXUS_HOME=str(self.home), NO_COLOR="1",
                         GITNEXUS_LBUG_EXTENSION_INSTALL="never")
-        self.name = "case-" + root.name
+        self.name = "case"
         self.error = ""
         self.seconds_cpu = 0.0
 
     def close(self) -> None:
-        shutil.rmtree(self.home, ignore_errors=True)
-        shutil.rmtree(self.root / ".gitnexus", ignore_errors=True)
+        shutil.rmtree(self.work, ignore_errors=True)
 
     def _run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str] | None:
         before = os.times()

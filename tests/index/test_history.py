@@ -13,13 +13,13 @@ from impactlens.index.store import Store
 from impactlens.settings import DEFAULT
 
 SYMBOLS = DEFAULT.replace(cochange_symbol_weight=2.0)  # the touched-definitions pass on
+LINES = SYMBOLS.replace(history_line_counts=True)  # and line counts (--numstat)
 
 
 def mine(root: Path, db: Path, settings=SYMBOLS):
     store = Store.open(db, create=True)
     try:
-        with store.transaction():
-            summary = update_history(store, root, settings)
+        summary = update_history(store, root, settings)
         return summary, load_history(store), history_state(store)
     finally:
         store.close()
@@ -29,12 +29,12 @@ def test_incremental_only_new_commits(make_repo, git_commit, tmp_path):
     root = make_repo({"a.py": "A = 1\n", "b.py": "B = 1\n"})
     git_commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "tweak both")
     db = tmp_path / "h.db"
-    first, commits, _ = mine(root, db)
+    first, commits, _ = mine(root, db, LINES)
     assert (first.available, first.commits, first.new, first.removed) == (True, 2, 2, 0)
-    again, _, _ = mine(root, db)
+    again, _, _ = mine(root, db, LINES)
     assert (again.commits, again.new) == (2, 0)
     git_commit(root, {"a.py": "A = 3\n"}, "only a")
-    third, commits, note = mine(root, db)
+    third, commits, note = mine(root, db, LINES)
     assert (third.commits, third.new) == (3, 1)
     assert "3 commits indexed (1 new)" in third.note == note
     store = Store.open(db)
@@ -51,7 +51,7 @@ def test_records_renames_lines_and_binary(make_repo, git_commit, tmp_path):
     root = make_repo({"old_name.py": body, "blob.bin": b"\x00\x01\x02"})
     git_commit(root, {"old_name.py": None, "new_name.py": body + "EXTRA = 1\n",
                       "blob.bin": b"\x00\x09"}, "rename module")
-    _, commits, _ = mine(root, tmp_path / "h.db")
+    _, commits, _ = mine(root, tmp_path / "h.db", LINES)
     files = {f.path: f for f in commits[-1].files}
     assert files["new_name.py"].old_path == "old_name.py"
     assert (files["new_name.py"].added, files["new_name.py"].deleted) == (1, 0)
@@ -318,6 +318,6 @@ def test_a_clone_missing_an_old_blob_keeps_the_rest(make_repo, git_commit, tmp_p
     old = subprocess.run(["git", "rev-parse", "HEAD~1:a.py"], cwd=root, check=True,
                          capture_output=True, text=True).stdout.strip()
     (root / ".git" / "objects" / old[:2] / old[2:]).unlink()  # a snapshot without it
-    summary, commits, _state = mine(root, tmp_path / "i.db")
+    summary, commits, _state = mine(root, tmp_path / "i.db", LINES)
     assert summary.commits == 2 and "mined by changed path only" in summary.note
     assert {f.path for c in commits for f in c.files} == {"a.py"}

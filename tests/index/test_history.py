@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
@@ -321,3 +322,79 @@ def test_a_clone_missing_an_old_blob_keeps_the_rest(make_repo, git_commit, tmp_p
     summary, commits, _state = mine(root, tmp_path / "i.db", LINES)
     assert summary.commits == 2 and "mined by changed path only" in summary.note
     assert {f.path for c in commits for f in c.files} == {"a.py"}
+
+
+# ------------------------------------------------------------ slices, horizon, resuming
+def _linear(make_repo, git_commit, n):
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"}, date=day(0))
+    for i in range(1, n):
+        git_commit(root, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"step {i}", date=day(i))
+    return root
+
+
+def _mine(root, db, settings=DEFAULT, **kwargs):
+    store = Store.open(db, create=True)
+    try:
+        summary = update_history(store, root, settings, **kwargs)
+        return summary, [dataclasses.astuple(c) for c in load_history(store)]
+    finally:
+        store.close()
+
+
+def test_slices_mine_newest_first_and_resume_to_the_whole_history(make_repo, git_commit,
+                                                                   tmp_path):
+    root = _linear(make_repo, git_commit, 5)
+    _, whole = _mine(root, tmp_path / "whole.db")
+    db = tmp_path / "sliced.db"
+    first, got = _mine(root, db, budget=2)
+    assert (first.commits, first.new, first.pending) == (2, 2, 2 + 1)
+    assert [c[2] for c in got] == ["step 3", "step 4"]  # the newest first
+    assert "history: 2 of 5 commits indexed, newest first" in first.note
+    second, _ = _mine(root, db, budget=2)
+    assert (second.commits, second.new, second.pending) == (4, 2, 1)
+    third, got = _mine(root, db, budget=2)
+    assert (third.commits, third.new, third.pending) == (5, 1, 0)
+    assert third.note == "history: 5 commits indexed (1 new)"
+    assert got == whole  # resumed slices store what one mining does
+
+
+def test_a_mining_ended_midway_keeps_its_batches_and_the_next_run_continues(
+        make_repo, git_commit, tmp_path, monkeypatch):
+    from impactlens.index import history
+
+    root = _linear(make_repo, git_commit, 7)
+    _, whole = _mine(root, tmp_path / "whole.db")
+    monkeypatch.setattr(history, "_BATCH", 2)  # several write transactions in a small repo
+
+    def interrupt(phase, done, total):
+        if done >= 4:
+            raise KeyboardInterrupt  # Ctrl-C after the second batch was written
+
+    db = tmp_path / "h.db"
+    with pytest.raises(KeyboardInterrupt):
+        _mine(root, db, progress=interrupt)
+    store = Store.open(db)
+    assert store.history_count() == 4 and history.history_pending(store) == 3
+    store.close()
+    again, got = _mine(root, db)
+    assert (again.new, again.commits, again.pending) == (3, 7, 0)
+    assert got == whole
+
+
+def test_the_horizon_keeps_the_newest_commits_and_widening_it_mines_only_the_older(
+        make_repo, git_commit, tmp_path):
+    root = _linear(make_repo, git_commit, 6)
+    db = tmp_path / "h.db"
+    narrow, got = _mine(root, db, DEFAULT.replace(history_max_commits=3))
+    assert narrow.commits == 3 and [c[2] for c in got] == ["step 3", "step 4", "step 5"]
+    assert "only the newest 3 commits are mined" in narrow.note
+    assert "--full-history" in narrow.note
+    wide, got = _mine(root, db, DEFAULT.replace(history_max_commits=0))
+    assert (wide.new, wide.commits) == (3, 6) and "only the newest" not in wide.note
+    back, got = _mine(root, db, DEFAULT.replace(history_max_commits=2))
+    assert (back.new, back.removed, back.commits) == (0, 4, 2)
+    assert [c[2] for c in got] == ["step 4", "step 5"]
+    git_commit(root, {"a.py": "A = 9\n"}, "step 6", date=day(6))
+    moved, got = _mine(root, db, DEFAULT.replace(history_max_commits=2))
+    assert (moved.new, moved.removed) == (1, 1)  # the window moves with HEAD
+    assert [c[2] for c in got] == ["step 5", "step 6"]

@@ -85,6 +85,7 @@ _META_SHALLOW = "history_shallow"
 _META_STATE = "history_state"
 _META_PENDING = "history_pending"  # commits of the window a run left for the next
 _META_BEYOND = "history_beyond"  # "1": HEAD has more commits than the horizon takes
+_META_HORIZON = "history_horizon"  # the horizon the stored window was listed with
 _SHA_RE = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _BATCH = 2000  # commits per write transaction (and per touched-definitions pass)
 
@@ -428,7 +429,7 @@ def _empty(store: Store, note: str, t0: float, *, clear: bool) -> HistorySummary
     with store.transaction():
         if clear:
             store.clear_history()
-            for key in (_META_HEAD, _META_SHALLOW, _META_MODE, _META_PENDING):
+            for key in (_META_HEAD, _META_SHALLOW, _META_MODE, _META_PENDING, _META_HORIZON):
                 store.set_meta(key, "")
         store.set_meta(_META_STATE, note)
     return HistorySummary(available=False, commits=store.history_count(), new=0, removed=0,
@@ -446,6 +447,7 @@ def history_is_current(store: Store, root: Path, top: Path, head: str,
     prefix = root.relative_to(top).as_posix() if root != top else ""
     return (store.get_meta(_META_HEAD) == head
             and not history_pending(store)
+            and store.get_meta(_META_HORIZON) == str(settings.history_max_commits)
             and store.get_meta(_META_SHALLOW) == "[]"
             and store.get_meta(_META_MODE) == _mode(settings, prefix if prefix != "." else ""))
 
@@ -530,8 +532,10 @@ def _update(store: Store, root: Path, settings: Settings, t0: float, budget: int
         deepened = sorted(old_boundary - boundary)
         if deepened:  # the clone was deepened: those commits now have parents, re-mine them
             store.delete_commits(deepened)
-        plan = _plan(store, root, settings, head, store.get_meta(_META_HEAD) != head
-                     or bool(deepened) or history_pending(store) > 0)
+        relist = (store.get_meta(_META_HEAD) != head or bool(deepened)
+                  or history_pending(store) > 0
+                  or store.get_meta(_META_HORIZON) != str(settings.history_max_commits))
+        plan = _plan(store, root, settings, head, relist)
         store.delete_commits(plan.gone)
         store.set_meta(_META_MODE, mode)
         store.set_meta(_META_SHALLOW, json.dumps(sorted(boundary)))
@@ -603,6 +607,7 @@ def _finish(store: Store, settings: Settings, plan: _Plan, run: _Run, t0: float
         store.set_meta(_META_PENDING, str(run.pending))
         store.set_meta(_META_BEYOND, "1" if plan.beyond else "")
         store.set_meta(_META_HEAD, plan.head)
+        store.set_meta(_META_HORIZON, str(settings.history_max_commits))
         store.set_meta(_META_STATE, note)
     return HistorySummary(available=True, commits=total, new=run.new, removed=run.removed,
                           shallow=bool(run.boundary), head=plan.head,

@@ -4,6 +4,7 @@ Django)."""
 from __future__ import annotations
 
 import ast
+import json
 
 from impactlens.bench import perf
 
@@ -36,3 +37,15 @@ def test_hub_edit_reindexes_one_file(indexed):
     assert len(got["insert_seconds_runs"]) == 2
     assert (root / "pkg/core.py").read_text() == "def helper(x):\n    return x\n"  # restored
     assert perf.freshness(root, 2)["seconds_p50"] >= 0
+
+
+def test_history_mining_is_measured_apart_on_a_real_repository(make_repo, git_commit, capsys):
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"})
+    for i in range(1, 4):
+        git_commit(root, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"step {i}")
+    assert perf.main([str(root), "--history-only", "--runs", "1", "--history-horizon", "3",
+                      "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["horizon"], got["commits"], got["file_rows"]) == (3, 3, 6)
+    assert got["seconds"] > 0 and got["cpu_git"] >= 0 and got["load_seconds"] >= 0
+    assert "only the newest 3 commits are mined" in got["note"]

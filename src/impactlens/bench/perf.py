@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.bench import at_least
+from impactlens.bench.history_cost import history_mining, print_history
 
 _CHILD_INDEX = """
 import json, resource, sys, time
@@ -293,6 +294,7 @@ def run(root: Path, *, runs: int, gitnexus_dir: Path | None, method: str,
     report: dict[str, Any] = {"repo": str(root), "files": len(files),
                               "lines": _count_lines(root, files)}
     report["cold_index"] = cold_index(root, runs)
+    report["history"] = history_mining(root, runs)
     report["incremental"] = incremental(root, max(5, runs))
     report["incremental_hub"] = incremental_hub(root, max(5, runs))
     report["is_stale"] = freshness(root, 11)
@@ -313,6 +315,7 @@ def _print(r: dict[str, Any]) -> None:
           f"{c['edges']} edges, {c['unresolved']} unresolved sites")
     print(f"cold index   median {c['seconds']:.2f}s (runs {c['seconds_runs']}), "
           f"peak RSS {c['peak_rss_mb']:.0f} MB")
+    print_history(r["history"])
     print(f"incremental  p50 {i['seconds_p50'] * 1000:.0f} ms after editing {i['file']}")
     h = r["incremental_hub"]
     print(f"incremental  p50 {h['seconds_p50'] * 1000:.0f} ms after a body-only edit of "
@@ -346,7 +349,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gitnexus", type=Path, default=None, metavar="DIR")
     ap.add_argument("--method", default="django.db.models.query.QuerySet.filter")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--history-only", action="store_true",
+                    help="only the history mining figure (any git repository, bare too)")
+    ap.add_argument("--history-horizon", type=at_least(0), default=None, metavar="N",
+                    help="commits mined for the history figure (default: the setting's; 0 = "
+                         "all)")
     args = ap.parse_args(argv)
+    if args.history_only:
+        h = history_mining(args.repo.resolve(), args.runs, args.history_horizon)
+        if args.json:
+            print(json.dumps(h, indent=2))
+        else:
+            print_history(h)
+        return 0
     if not (args.repo / ".git").exists():
         print(f"impactlens: error: {args.repo}: not a git work tree (git init it first)",
               file=sys.stderr)

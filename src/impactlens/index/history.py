@@ -1,11 +1,23 @@
 """Git history → the store's ``commits`` / ``commit_files`` tables, incrementally.
 
-:func:`update_history` runs at the end of every ``impactlens index``, inside the
-indexer's write transaction. It records, for every commit reachable from
-``HEAD`` that it has not seen before: the sha, the author date (epoch seconds),
-the full message, and each changed file with its added/deleted line counts
-(``git log --numstat -M -z``: renames are detected and recorded with their old
-path, binary files count ``-1`` lines).
+:func:`update_history` runs after the code part of every ``impactlens index`` has been
+committed (the code index answers before history is mined). It records, for every commit
+of the window (below) that it has not stored: the sha, the author date (epoch seconds), the
+full message, and each changed file, renames detected and recorded with their old path —
+ONE ``git log --no-walk --stdin --name-status -M -z`` over all of them, parsed as git
+writes it (:mod:`impactlens.index.gitlog`) and stored in batches of ``_BATCH`` commits,
+one write transaction each. Line counts (``--numstat``) only with
+``settings.history_line_counts``: they make git read and diff every changed file, ~20× the
+cost of the tree diffs and the rename matching, and co-change uses them only to break ties
+(binary files, and every file without them, count ``-1``).
+
+The window: the newest ``settings.history_max_commits`` commits of the walk (0 = all), so
+the stored history is a function of ``HEAD`` and the settings. A run may be given a
+``budget`` (an implicit refresh mines ``settings.history_refresh_commits``): it mines that
+many of the missing commits, newest first, and records how many are left; the next run
+continues there, as it does after a run that was killed or interrupted between batches.
+The note (and through it the co-change channel's note in every answer) says how far
+mining has got: ``history: 5000 of 16578 commits indexed, newest first``.
 
 Which commits (``settings.history_first_parent``):
 
@@ -26,11 +38,11 @@ module-level code and a class attribute between two methods name none (which cla
 of the same depth and text but the name). Names are leaf names (``meth``, not
 ``Cls.meth``). On click's 2,146 commits the pass adds about a second to a cold mining.
 
-Incremental: the set of reachable commits is listed (``rev-list``, cheap) and
-compared with the stored set — only new commits are mined, commits no longer
-reachable (a rebase, a reset, a checkout of an older revision) are dropped, so
-the table always describes exactly the history behind ``HEAD``. When ``HEAD``
-has not moved since the last run nothing runs but one ``rev-parse``.
+Incremental: the window is listed (``rev-list``, cheap) and compared with the stored set —
+only missing commits are mined, commits no longer in it (a rebase, a reset, a checkout of
+an older revision, HEAD moving the window past them) are dropped, so the table always
+describes exactly the window behind ``HEAD``. When ``HEAD``, the horizon and the settings
+are as the last complete run left them, nothing runs but one ``rev-parse``.
 
 Robustness: no ``git`` executable or no repository → the history is empty and
 the summary says so (the co-change channel is then empty, never an error); an

@@ -7,9 +7,9 @@ full message, and each changed file, renames detected and recorded with their ol
 ONE ``git log --no-walk --stdin --name-status -M -z`` over all of them, parsed as git
 writes it (:mod:`impactlens.index.gitlog`) and stored in batches of ``_BATCH`` commits,
 one write transaction each. Line counts (``--numstat``) only with
-``settings.history_line_counts``: they make git read and diff every changed file, ~20× the
-cost of the tree diffs and the rename matching, and co-change uses them only to break ties
-(binary files, and every file without them, count ``-1``).
+``settings.history_line_counts``: they make git read and diff every changed file, 10–20×
+the cost of the tree diffs and the rename matching, and co-change uses them only to break
+ties (binary files, and every file without them, count ``-1``).
 
 The window: the newest ``settings.history_max_commits`` commits of the walk (0 = all), so
 the stored history is a function of ``HEAD`` and the settings. A run may be given a

@@ -562,6 +562,8 @@ def _mine_into(store: Store, root: Path, settings: Settings, shas: list[str],
                boundary: set[str], relative: bool, progress: ProgressFn | None) -> int:
     """Mine ``shas`` and store them, one transaction per batch; how many were mined by
     changed path only (the clone lacks their contents)."""
+    if not shas:
+        return 0
     blind: list[str] = []
     records = iter_commits(root, shas, first_parent=settings.history_first_parent,
                            relative=relative, contents=not is_partial_clone(root),

@@ -11,6 +11,15 @@ class BadInputError(ImpactlensError):
     """Input the user gave us is malformed (bad diff, unknown path, bad revision...)."""
 
 
+class UnparsableError(BadInputError):
+    """One version of an edited file cannot be parsed (a syntax error, nesting too deep):
+    the analysis records the file as not analysed, with ``why``, and goes on."""
+
+    def __init__(self, path: str, line: int, why: str) -> None:
+        self.path, self.line, self.why = path, line, why
+        super().__init__(f"{path}:{line}: {why}")
+
+
 class UnknownSymbolError(ImpactlensError):
     """A symbol reference matched nothing; carries close matches."""
 

@@ -194,6 +194,9 @@ class IndexSummary:
     full: bool
     failures: tuple[tuple[str, str], ...] = ()  # (path, error) of files that did not parse
     notes: tuple[str, ...] = field(default=())
+    # (path, why) of what the run left out of the index altogether: names that are not
+    # UTF-8, directories symlinked to outside the repository
+    skipped: tuple[tuple[str, str], ...] = ()
 
     def as_json(self) -> dict[str, object]:
         """The summary as the `index --json` / MCP `reindex` object (notes not included)."""
@@ -202,6 +205,7 @@ class IndexSummary:
             "edges": self.edges, "unresolved": self.unresolved,
             "parse_failures": self.parse_failures, "seconds": round(self.seconds, 3),
             "full": self.full, "failures": [list(f) for f in self.failures],
+            "skipped": [list(s) for s in self.skipped],
         }
 
 
@@ -300,6 +304,20 @@ class FileChange:
 
 
 @dataclass(frozen=True, slots=True)
+class NotAnalyzed:
+    """An edited file left out of the analysis, as the indexer leaves such a file out of
+    the index: over the size cap, a syntax error, nesting too deep to parse. ``line``: where
+    the parser stopped (0: nowhere in particular)."""
+
+    file: str
+    line: int
+    why: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "why": self.why}
+
+
+@dataclass(frozen=True, slots=True)
 class Params:
     """A parameter list, enough to bind a call site against it (§3.7 binding check)."""
 
@@ -311,6 +329,9 @@ class Params:
     kwonly_required: tuple[str, ...] = ()
     kwarg: str | None = None
     binding: str = "function"  # function | method | staticmethod | classmethod
+    # object-destructured parameters bound by property name (TypeScript): (argument index,
+    # required property names, known names — () when any name is accepted)
+    props: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     @property
     def positional(self) -> tuple[str, ...]:
@@ -622,6 +643,7 @@ class ImpactResult:
     unanalyzable: tuple[UnanalyzableHit, ...] = ()
     omitted_batches: int = 0
     tests_note: str = ""  # how a recorded test run shaped the validation set, if one did
+    not_analyzed: tuple[NotAnalyzed, ...] = ()  # edited files that could not be read
 
     def changes_json(self) -> dict[str, object]:
         """The §3.1 object."""
@@ -649,6 +671,7 @@ class ImpactResult:
                 },
             },
             "unanalyzable": [u.to_json() for u in self.unanalyzable],
+            "not_analyzed": [n.to_json() for n in self.not_analyzed],
             "test_map": [{"file": t.file, "test_id": t.test_id, "conf": t.conf,
                           "via": t.via, "relation": t.relation} for t in self.test_map],
             "tests_note": self.tests_note,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from impactlens.answer import impact_json_text
@@ -21,6 +21,7 @@ from impactlens.change.inputs import ProposedChange, cut_time
 from impactlens.change.sites import relevant_unresolved
 from impactlens.errors import BadInputError
 from impactlens.fileio import atomic_write
+from impactlens.impact.classify import classify_files
 from impactlens.impact.cochange import co_change as score_co_change
 from impactlens.impact.cochange import edited_symbols
 from impactlens.impact.config_refs import CONFIG_FILES, CONFTEST
@@ -68,6 +69,9 @@ def analyze(ws: Workspace, change: ProposedChange) -> ImpactResult:
     """The impact of ``change`` against ``ws``'s index (brought up to date by the caller)."""
     settings = ws.settings
     channels = settings.channels
+    # a file the indexer would not parse either is left out of every channel, said why
+    classified = classify_files(change.files, ws.module_of, settings)
+    change = replace(change, files=classified.files)
     co, note = _co_change_of(ws, change)
     graph = before_graph(ws, change)
     uses = edit_uses(ws.store, change.files, ws.module_of)
@@ -94,6 +98,7 @@ def analyze(ws: Workspace, change: ProposedChange) -> ImpactResult:
         named=(task_named(ws, change.task, change.paths, at=past)
                if "named" in channels and change.task and (past or change.mode != "rev")
                else {}),
+        classified=classified,
         settings=settings,
     )
 

@@ -1,20 +1,63 @@
-"""Bounded work: a file too deep to parse ends in one line, not a RecursionError; settings
-out of range are refused with one line."""
+"""Bounded work: an edited file too deep, too large or too broken to parse is left out of
+the analysis with why, as the indexer leaves it out of the index, and the rest of the
+edit is analysed; settings out of range are refused with one line."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from conftest import assert_user_error, impactlens
 
-FILES = {"pkg/__init__.py": "", "pkg/core.py": "def f(x):\n    return x\n"}
-DEEP = "Z = " + " + ".join(["1"] * 30_000) + "\n"
+FILES = {"pkg/__init__.py": "", "pkg/core.py": "def f(x):\n    return x\n",
+         "pkg/use.py": "from pkg.core import f\n\n\ndef a():\n    return f(1)\n",
+         "pkg/gen.py": "Z = 1\n"}
+# an edit of pkg/gen.py the analysis cannot read: (its after text, the line, the why)
+UNREADABLE = {
+    "too deep to parse": ("Z = " + " + ".join(["1"] * 30_000) + "\n", 0, "too deeply"),
+    "parsed, too deep to walk": ("Z = " + " + ".join(["1"] * 1_500) + "\n", 0, "too deeply"),
+    "syntax error": ("def g(:\n    pass\n", 1, "syntax error in the after version"),
+    "over the size cap": ("X = 1\n" * 40_000, 0, "bytes (cap 200000, max_file_bytes)"),
+}
+SIGNATURE = "def f(x, y):\n    return x\n"  # breaks pkg.use.a's call
 
 
-def test_too_deep_edit_is_one_line(make_repo):
+@pytest.mark.parametrize("how", ["worktree", "diff"])
+@pytest.mark.parametrize("case", sorted(UNREADABLE))
+def test_unreadable_file_in_an_edit_is_left_out_and_the_rest_analysed(make_repo, git, case,
+                                                                       how):
+    """As the indexer does: the file is recorded (JSON and text, with why), the other
+    file's impact is reported, and the analysis exits as any analysis does."""
+    text, line, why = UNREADABLE[case]
     root = make_repo(FILES)
-    (root / "pkg/deep.py").write_text(DEEP)
-    proc = impactlens("analyze", "--repo", str(root))
-    assert_user_error(proc, says="too deeply")
+    (root / "pkg/core.py").write_text(SIGNATURE)
+    (root / "pkg/gen.py").write_text(text)
+    args = ["--set", "max_file_bytes=200000", "analyze", "--repo", str(root)]
+    if how == "diff":
+        (root.parent / "edit.diff").write_text(git(root, "diff"))
+        git(root, "checkout", "--", ".")
+        args += ["--diff", str(root.parent / "edit.diff")]
+    proc = impactlens(*args)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "1 must change" in proc.stdout and "pkg.use.a" in proc.stdout, proc.stdout
+    assert "1 file not analyzed" in proc.stdout
+    shown = [ln for ln in proc.stdout.splitlines() if ln.startswith("not analyzed: pkg/gen")]
+    assert len(shown) == 1 and why in shown[0], proc.stdout
+    out = json.loads((root / ".impactlens/out/impact.json").read_text())
+    assert [(n["file"], n["line"]) for n in out["not_analyzed"]] == [("pkg/gen.py", line)]
+    assert why in out["not_analyzed"][0]["why"]
+    assert [u["file"] for u in out["unanalyzable"] if u["reason"] == "unparsable"] \
+        == ["pkg/gen.py"]
+    assert {c["file"] for c in out["changes"]} == {"pkg/core.py"}
+
+
+def test_edit_of_only_an_unreadable_file_says_so(make_repo):
+    root = make_repo(FILES)
+    (root / "pkg/gen.py").write_text(UNREADABLE["too deep to parse"][0])
+    proc = impactlens("analyze", "--repo", str(root), "--format", "markdown")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "nothing to analyze" in proc.stdout
+    assert "not analyzed: pkg/gen.py — the after version nests" in proc.stdout
     index = impactlens("index", str(root))  # the indexer records it, and goes on
     assert index.returncode == 0 and "Traceback" not in index.stderr, index.stderr
 

@@ -96,3 +96,40 @@ def test_binding_check_counts_required_optional_default_and_rest(sig, nargs, ok)
 def test_a_spread_argument_cannot_be_checked():
     got = classify("export function f(a) {}\n", "export function f(a, b) {}\n", "m.ts", "m")
     assert bind(got[0].after_params, _site(1, spread=True))[0] is None
+
+
+OVERLOADED = """export class P {
+  parse(s: string): number;
+  parse(s: string, radix: number): number;
+  parse(s: string, radix?: number): number { return Number.parseInt(s, radix); }
+}
+"""
+
+
+def test_overloads_are_one_change_bound_against_the_signatures_not_the_implementation():
+    body = classify(OVERLOADED, OVERLOADED.replace("radix); }", "radix) + 0; }"), "m.ts", "m")
+    assert [(c.change_type.value, c.entity) for c in body] == [("method-body", "m.P.parse")]
+    sig = classify(OVERLOADED, OVERLOADED.replace("  parse(s: string, radix: number): number;\n",
+                                                  ""), "m.ts", "m")
+    assert [(c.change_type.value, c.entity) for c in sig] == [("method-signature", "m.P.parse")]
+    before, after = sig[0].before_params, sig[0].after_params
+    assert bind(before, _site(2))[0] is True
+    assert bind(after, _site(1))[0] is True
+    # the implementation still accepts two arguments, but no overload left does
+    assert bind(after, _site(2))[0] is False
+
+
+def test_object_literal_bound_to_a_destructured_parameter_by_property_name():
+    before = "export function f({ a, b }: { a: number; b?: number; }) {}\n"
+    after = "export function f({ a, c }: { a: number; c: number }) {}\n"
+    got = classify(before, after, "m.ts", "m")[0].after_params
+    site = json.dumps({"args": 1, "keys": {"0": ["a", "c"]}})
+    assert bind(got, site)[0] is True
+    ok, why = bind(got, json.dumps({"args": 1, "keys": {"0": ["a"]}}))
+    assert ok is False and "missing property 'c'" in why
+    ok, why = bind(got, json.dumps({"args": 1, "keys": {"0": ["a", "b", "c"]}}))
+    assert ok is False and "unknown property 'b'" in why
+    assert bind(got, json.dumps({"args": 1}))[0] is True  # not a literal: by count only
+    open_ = classify(before, "export function f({ a }: { a: number; [k: string]: number }) {}\n",
+                     "m.ts", "m")[0].after_params
+    assert bind(open_, json.dumps({"args": 1, "keys": {"0": ["a", "z"]}}))[0] is True

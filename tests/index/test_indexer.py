@@ -9,6 +9,10 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+from edit_sequences import SHOP as BASE
+from edit_sequences import TS_BASE, TS_EDITS, TS_NAMED_EDITS, dump
+from edit_sequences import apply_edit as _apply
+from edit_sequences import incremental_equals_full as _incremental_equals_full
 
 from impactlens.api import Project
 from impactlens.cli import main
@@ -17,40 +21,6 @@ from impactlens.index import indexer as indexer_mod
 from impactlens.index.store import index_path
 from impactlens.model import EdgeKind
 from impactlens.settings import DEFAULT
-
-BASE = {
-    "src/shop/__init__.py": "from .cart import Cart\n__all__ = ['Cart']\n",
-    "src/shop/cart.py": (
-        "from shop.pricing import price_of\n\n\n"
-        "class Cart:\n"
-        "    def __init__(self):\n"
-        "        self.items = []\n\n"
-        "    def add(self, item):\n"
-        "        self.items.append(item)\n\n"
-        "    def total(self):\n"
-        "        return sum(price_of(i) for i in self.items)\n"
-    ),
-    "src/shop/pricing.py": "RATE = 2\n\n\ndef price_of(item):\n    return len(item) * RATE\n",
-    "tests/test_cart.py": (
-        "from shop import Cart\n\n\n"
-        "def test_total():\n"
-        "    c = Cart()\n"
-        "    c.add('ab')\n"
-        "    assert c.total() == 4\n"
-    ),
-}
-
-
-def dump(root) -> dict[str, list]:
-    """Everything resolution produced, in a comparable canonical form."""
-    con = sqlite3.connect(index_path(root))
-    out = {}
-    for table, cols in (("nodes", "*"), ("edges", "*"), ("unresolved", "*"),
-                        ("file_deps", "*"), ("file_reads", "*"),
-                        ("files", "path, sha256, module, status, is_test")):
-        out[table] = sorted(map(tuple, con.execute(f"SELECT {cols} FROM {table}")))
-    con.close()
-    return out
 
 
 def test_index_builds_graph(make_repo):
@@ -80,64 +50,6 @@ def test_touch_without_content_change_reparses_nothing(indexed):
     root = indexed(BASE).root
     os.utime(root / "src/shop/cart.py", ns=(1, 1))
     assert Project(root).index().parsed == 0
-
-
-EDITS = [
-    ("src/shop/pricing.py", "RATE = 3\n\n\ndef price_of(item, extra=0):\n"
-                            "    return len(item) * RATE + extra\n"),
-    ("src/shop/pricing.py", None),
-    ("src/shop/discount.py", "from shop.pricing import price_of\n\n\ndef sale(i):\n"
-                             "    return price_of(i) // 2\n"),
-    ("src/shop/cart.py", BASE["src/shop/cart.py"].replace("price_of(i)", "helper(i)")
-     + "\n\ndef helper(i):\n    return 1\n"),
-    ("src/shop/__init__.py", None),
-    ("src/shop/__init__.py", "from .cart import Cart as Basket\n"),
-    ("tests/conftest.py", "import pytest\nfrom shop.cart import Cart\n\n\n@pytest.fixture\n"
-                          "def cart():\n    return Cart()\n"),
-    ("tests/test_cart.py", "def test_fixture(cart):\n    cart.add('x')\n"),
-    ("src/shop/broken.py", "def (:\n"),
-    ("src/shop/pricing.py", BASE["src/shop/pricing.py"]),
-]
-
-
-def _apply(root, path, text):
-    f = root / path
-    if text is None:
-        if f.exists():
-            f.unlink()
-    else:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(text)
-
-
-def _incremental_equals_full(indexed, base, edits, max_size):
-    """Property: after any sequence of ``edits`` (each followed by an incremental index) the
-    index equals a from-scratch one, and the row tally matches the tables."""
-    hypothesis = pytest.importorskip("hypothesis")
-    st = hypothesis.strategies
-
-    @hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
-                         suppress_health_check=list(hypothesis.HealthCheck))
-    @hypothesis.given(st.lists(st.sampled_from(range(len(edits))), min_size=1,
-                               max_size=max_size))
-    def check(seq):
-        root = indexed(base).root
-        for i in seq:
-            _apply(root, *edits[i])
-            Project(root).index()
-        incremental = dump(root)
-        tally = Project(root).store.counts()  # kept up to date by deltas, not COUNT(*)
-        assert {k: tally[k] for k in ("symbols", "edges", "unresolved")} == {
-            "symbols": len(incremental["nodes"]), "edges": len(incremental["edges"]),
-            "unresolved": len(incremental["unresolved"])}
-        Project(root).index(full=True)
-        assert dump(root) == incremental
-
-    check()
-
-
-def test_incremental_equals_full_on_edit_sequences(indexed):
-    _incremental_equals_full(indexed, BASE, EDITS, 5)
 
 
 def test_history_is_mined_only_when_head_moves(indexed, monkeypatch):
@@ -561,48 +473,6 @@ def test_the_index_never_shows_up_in_git_status(indexed):
     assert (root / ".impactlens" / ".gitignore").read_text().endswith("*\n")
 
 
-TS_BASE = {
-    **BASE,
-    "tsconfig.json": '{"compilerOptions": {"baseUrl": "web"}}\n',
-    "web/lib/price.ts": "export function price(n: number, extra = 0) { return n + extra; }\n"
-                        "export class Till { ring(n: number) { return price(n); } }\n",
-    "web/lib/index.ts": "export * from './price';\n",
-    "web/cart.ts": "import { price, Till } from './lib';\n"
-                   "export class Cart { constructor(private till: Till) {}\n"
-                   "  total() { return this.till.ring(price(1)); } }\n",
-    "web/cart.test.ts": "import { Cart } from './cart';\nimport { Till } from 'lib/price';\n"
-                        "it('totals', () => { new Cart(new Till()).total(); });\n",
-}
-TS_EDITS = [
-    ("web/lib/price.ts", "export function price(n: number) { return n; }\n"),
-    ("web/lib/price.ts", None),
-    ("web/lib/index.ts", "export { price } from './price';\n"),
-    ("web/lib/index.ts", None),
-    ("web/lib/index/index.ts", "export * from '../price';\n"),
-    ("web/cart.ts", "import { price } from 'lib/price';\nexport class Cart {\n"
-                    "  total() { return price(2); } }\n"),
-    ("web/cart.test.ts", "describe('cart', () => { it('is empty', () => {}); });\n"),
-    ("web/lib/price.ts", "export function price(n: number { \n"),
-    ("tsconfig.json", '{"compilerOptions": {"paths": {"lib/*": ["web/lib/*"]}}}\n'),
-    ("web/lib/price.ts", TS_BASE["web/lib/price.ts"]),
-    EDITS[0],
-    # which classes implement an interface: an interface-typed receiver reads every file
-    ("web/ring.ts", "export interface Ringer { ring(n: number): number }\n"
-                    "export function use(r: Ringer) { return r.ring(1); }\n"),
-    ("web/lib/price.ts", "import { Ringer } from '../ring';\n"
-                         "export function price(n: number) { return n; }\n"
-                         "export class Till implements Ringer { ring(n: number) { return n; } }\n"),
-    ("web/lib/price.ts", "import { Ringer } from '../ring';\n"
-                         "export function price(n: number) { return n; }\n"
-                         "export class Till { ring(n: number) { return n; } }\n"),
-]
-
-
-def test_incremental_equals_full_on_typescript_edit_sequences(indexed):
-    pytest.importorskip("tree_sitter_typescript")
-    _incremental_equals_full(indexed, TS_BASE, TS_EDITS, 5)
-
-
 def test_an_implements_clause_edited_re_resolves_the_interfaces_callers(indexed):
     pytest.importorskip("tree_sitter_typescript")
     base = {**TS_BASE, "web/ring.ts": TS_EDITS[-3][1], "web/lib/price.ts": TS_EDITS[-2][1]}
@@ -614,3 +484,42 @@ def test_an_implements_clause_edited_re_resolves_the_interfaces_callers(indexed)
     incremental = dump(root)
     Project(root).index(full=True)
     assert dump(root) == incremental
+
+
+def test_a_subclass_or_a_package_added_elsewhere_re_resolves_who_asked(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    root = indexed({**TS_BASE, "web/pay.ts": TS_NAMED_EDITS[2][1],
+                    "packages/pay/src/main.ts": TS_NAMED_EDITS[5][1]}).root
+
+    def calls(src):
+        return {e.dst for e in Project(root).store.out_edges(src)}
+
+    assert "web/lib/price.Till.ring" in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" not in calls("web/pay.go")  # no such package yet
+    _apply(root, *TS_NAMED_EDITS[0])  # a subclass overriding ring, in a new file
+    _apply(root, *TS_NAMED_EDITS[3])  # the package, in a directory not named after it
+    Project(root).index()
+    assert "web/fancy.Fancy.ring" in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" in calls("web/pay.go")
+    _apply(root, *TS_NAMED_EDITS[1])
+    _apply(root, *TS_NAMED_EDITS[4])  # renamed: the import names no package of the repository
+    Project(root).index()
+    assert "web/fancy.Fancy.ring" not in calls("web/cart.Cart.total")
+    assert "packages/pay/src/main.pay" not in calls("web/pay.go")
+    incremental = dump(root)
+    Project(root).index(full=True)
+    assert dump(root) == incremental
+
+
+def test_which_classes_extend_a_name_is_one_named_dependency_not_every_file(indexed):
+    pytest.importorskip("tree_sitter_typescript")
+    from impactlens.index.indexer import EVERY_FILE
+
+    root = indexed({**TS_BASE, "web/ring.ts": TS_EDITS[-3][1],
+                    "web/lib/price.ts": TS_EDITS[-2][1]}).root
+    store = Project(root).store
+    # the interface-typed receiver in ring.ts asked which classes implement `Ringer`
+    assert "web/ring.ts" in store.dependents_of_modules({"named:extends:Ringer"})
+    assert store.named("extends", "Ringer") == [("web/lib/price.ts", "Till")]
+    # so no TypeScript file is re-resolved whenever any file changes
+    assert not {f for f in store.dependents_of_modules({EVERY_FILE}) if f.endswith(".ts")}

@@ -55,7 +55,8 @@ class Answer:
         return {"changes": len(self.changes), "must_inspect": len(self.must_inspect),
                 "may_impact": len(self.may_impact), "low_risk": len(self.low_risk),
                 "batches": len(self.batches), "tests": len(self.tests),
-                "unanalyzable": len(self.unanalyzable)}
+                "unanalyzable": len(self.unanalyzable),
+                "not_analyzed": len(self.result.not_analyzed)}
 
 
 def _is_test(e: TriageEntry) -> bool:
@@ -98,17 +99,20 @@ def _plural(n: int, word: str, many: str = "") -> str:
 
 
 def risk_line(changes: tuple[AtomicChange, ...], must: int, may: int, tests: int,
-              unanalyzable: int) -> str:
+              unanalyzable: int, not_analyzed: int = 0) -> str:
     """One line a reader takes in first, read off the triage: high when something breaks
-    unless edited, medium when code is reachable or a dynamic site may reach the change,
-    low otherwise."""
-    level = "high" if must else ("medium" if may or unanalyzable else "low")
+    unless edited, medium when code is reachable, a dynamic site may reach the change or
+    an edited file could not be analysed, low otherwise. ``unanalyzable`` counts the
+    dynamic sites, ``not_analyzed`` the edited files left out."""
+    level = "high" if must else ("medium" if may or unanalyzable or not_analyzed else "low")
     kinds = Counter(_CHANGE_WORDS[c.change_type] for c in changes)
     what = ", ".join(w if n == 1 else f"{n} {w}s" for w, n in
                      sorted(kinds.items(), key=lambda t: (-t[1], t[0])))
     parts = [f"{must} must change", f"{may} may be affected"]
     if unanalyzable:
         parts.append(_plural(unanalyzable, "dynamic site"))
+    if not_analyzed:
+        parts.append(_plural(not_analyzed, "file") + " not analyzed")
     return (f"risk: {level} — {what or 'no definition changed'}; " + ", ".join(parts)
             + f"; {_plural(tests, 'test')} to run")
 
@@ -123,8 +127,9 @@ def build_answer(result: ImpactResult) -> Answer:
                                                      if not _is_test(e)}
     cochange = tuple((f, g, s) for f, cands in result.co_change for g, s in cands)
     tests = tuple(result.validate)
+    left_out = len(result.not_analyzed)  # each is one of the un-analyzable hits too
     risk = risk_line(result.changes, len(must), len(may), len(tests),
-                     len(result.unanalyzable))
+                     len(result.unanalyzable) - left_out, left_out)
     return Answer(result, risk, result.changes, must, may, low, tests, _test_files(tests),
                   _code_batches(result, editable) if must else (), result.unanalyzable,
                   cochange)

@@ -73,6 +73,7 @@ def answer_json(answer: Answer, cut: Cut, start: Cut | None = None) -> dict[str,
         "co_change": {"note": r.co_change_note,
                       "candidates": _cochange(take(answer.co_change, "co_change"))},
         "unanalyzable": [u.to_json() for u in take(answer.unanalyzable, "unanalyzable")],
+        "not_analyzed": [n.to_json() for n in r.not_analyzed],  # never cut: a file each
         "test_map": [{"file": t.file, "test_id": t.test_id, "conf": t.conf, "via": t.via,
                       "relation": t.relation} for t in take(r.test_map, "test_map")],
         "tests_note": r.tests_note,

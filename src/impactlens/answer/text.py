@@ -31,6 +31,13 @@ _BUCKETS = (
 )
 
 
+def left_out_lines(answer: Answer) -> list[str]:
+    """One line per edited file the analysis left out, saying why (never cut: the rest of
+    the answer is silent about such a file)."""
+    return [f"not analyzed: {n.file}" + (f":{n.line}" if n.line else "") + f" — {n.why}"
+            for n in answer.result.not_analyzed]
+
+
 def split_causes(reason: str) -> list[str]:
     """A merged cause string (``a | b``) as separate causes."""
     return [c.strip() for c in reason.split(" | ") if c.strip()]
@@ -72,7 +79,7 @@ def terminal_lines(answer: Answer, cut: Cut, *, label: str = "",
         out.append(Text("no Python definitions changed — nothing to analyze."))
         if skipped:
             out.append(Text(f"not analyzed (not Python): {', '.join(skipped)}", style="dim"))
-        return out
+        return out + [Text(t) for t in left_out_lines(answer)]
     out.append(Text(answer.risk))
     out += _changes(answer, cut)
     for key, name, style, hint in _BUCKETS:
@@ -83,6 +90,7 @@ def terminal_lines(answer: Answer, cut: Cut, *, label: str = "",
     out += _cochange(answer, cut)
     if skipped:
         out += [Text(""), Text(f"not analyzed (not Python): {', '.join(skipped)}", style="dim")]
+    out += [Text(t) for t in left_out_lines(answer)]
     if out_dir is not None:
         out.append(Text(f"wrote {out_dir}/changes.json, impact.json, test_map.txt",
                         style="dim"))
@@ -264,6 +272,7 @@ def markdown(answer: Answer, cut: Cut, *, label: str = "",
     out = [f"### impactlens: {_md(label)}" if label else "### impactlens", ""]
     if not answer.changes:
         out.append("No Python definitions changed — nothing to analyze.")
+        out += [f"- {t}" for t in left_out_lines(answer)]
         return "\n".join(out) + "\n"
     out += [f"**{_md(answer.risk)}**", "", "| change | entity | where |", "|---|---|---|"]
     for c in answer.changes[: cut["changes"]]:
@@ -297,6 +306,9 @@ def markdown(answer: Answer, cut: Cut, *, label: str = "",
     if skipped:
         out += ["", "_Not analyzed (not Python): " + ", ".join(_code(s) for s in skipped)
                 + "._"]
+    left_out = left_out_lines(answer)
+    if left_out:
+        out += ["", *(f"- {t}" for t in left_out)]
     return "\n".join(out) + "\n"
 
 
@@ -347,7 +359,7 @@ def markdown_cut(answer: Answer, settings: Settings = DEFAULT, *, label: str = "
 
 def brief(answer: Answer, cut: Cut, limit: int = 5) -> str:
     """A few lines for an agent's eyes: the risk, then what must change first."""
-    lines = [answer.risk]
+    lines = [answer.risk, *left_out_lines(answer)]
     for key, name, _s, _h in _BUCKETS[:2]:
         entries: tuple[TriageEntry, ...] = getattr(answer, key)
         for e in entries[: min(limit, cut[key])]:

@@ -399,9 +399,15 @@ def _run_variant(root: Path, module: str, qualname: str, inputs: list[list[Any]]
     src_dir = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src_dir + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONHASHSEED"] = "0"
+    return run_json([python, "-c", _RUNNER, json.dumps(spec)], root, env)
+
+
+def run_json(cmd: list[str], cwd: Path, env: dict[str, str] | None = None
+             ) -> list[dict[str, Any]] | None:
+    """The JSON list a variant runner prints last; None when it fails or times out."""
     try:
-        proc = subprocess.run([python, "-c", _RUNNER, json.dumps(spec)], capture_output=True,
-                              text=True, timeout=RUN_TIMEOUT_S, env=env, cwd=str(root))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                              env=env, cwd=str(cwd))
     except subprocess.TimeoutExpired:
         return None
     if proc.returncode != 0:
@@ -474,19 +480,7 @@ def run_oracle(case_dir: Path, case: str, file: str, module: str, qualname: str,
                 row["status"] = "invalid (does not run or does not terminate)"
                 res.mutants.append(row)
                 continue
-            b: set[str] = set()
-            for orig_run, mut_run in zip(base, got, strict=True):
-                keys = set(orig_run["traces"]) | set(mut_run["traces"])
-                for k in keys:
-                    if orig_run["traces"].get(k) != mut_run["traces"].get(k):
-                        b.add(k)
-            b.discard(crit_key)
-            if not b:
-                row["status"] = "equivalent (no observable difference on the inputs)"
-            else:
-                row["status"] = "killed"
-                row["behavioral"] = sorted(b, key=_key_order)
-                behavioral |= b
+            behavioral |= judge_mutant(base, got, crit_key, row)
             res.mutants.append(row)
         if not any(r["status"] == "killed" for r in res.mutants):
             res.status = "skipped: no non-equivalent valid mutant"
@@ -494,6 +488,24 @@ def run_oracle(case_dir: Path, case: str, file: str, module: str, qualname: str,
         return res
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def judge_mutant(base: list[dict[str, Any]], got: list[dict[str, Any]], crit_key: str,
+                 row: dict[str, Any], skip: frozenset[str] = frozenset()) -> set[str]:
+    """The lines whose value sequences differ between the original's runs and the
+    mutant's (criterion line and ``skip`` keys excluded); ``row`` gets the verdict."""
+    b: set[str] = set()
+    for orig_run, mut_run in zip(base, got, strict=True):
+        for k in set(orig_run["traces"]) | set(mut_run["traces"]):
+            if k not in skip and orig_run["traces"].get(k) != mut_run["traces"].get(k):
+                b.add(k)
+    b.discard(crit_key)
+    if not b:
+        row["status"] = "equivalent (no observable difference on the inputs)"
+    else:
+        row["status"] = "killed"
+        row["behavioral"] = sorted(b, key=_key_order)
+    return b
 
 
 def _key_order(k: str) -> tuple[str, int]:

@@ -64,6 +64,7 @@ class Case:
     name: str
     dir: Path
     gt: dict[str, Any]
+    external: bool = False  # another project's corpus: nothing is written next to it
 
     @property
     def criterion(self) -> dict[str, Any]:
@@ -85,13 +86,11 @@ class Case:
 
 
 def load_corpus(root: Path, only: set[str] | None = None) -> list[Case]:
-    cases = []
-    for gt_path in sorted(root.glob("*/ground-truth.json")):
-        name = gt_path.parent.name
-        if only and name not in only:
-            continue
-        cases.append(Case(name, gt_path.parent, json.loads(gt_path.read_text())))
-    return cases
+    """Our corpus, or the GitNexus one read in place (see :mod:`pdg_corpus`)."""
+    from impactlens.bench.pdg_corpus import read_cases
+
+    cases, peer = read_cases(root, only)
+    return [Case(name, d, gt, external=peer) for name, d, gt in cases]
 
 
 def canonical_gt(case: Case) -> dict[str, Any]:
@@ -173,6 +172,8 @@ def run_case(case: Case, work: Path) -> CaseRun:
             if case.excluded:
                 run.status = "excluded: pdgScoring=exclude"
                 run.gate = {"reason": pdg.get("reason"), "empty_success": not pdg.get("reason")}
+                if case.gt.get("gate") == "id-precision" and not pdg.get("reason"):
+                    run.gate.update(_id_precision(project, target, pdg, case))
                 return run
             # --- Step 0: measurable substrate (never derives ground truth)
             edges = pdg.get("pdg_edges") or {}
@@ -222,7 +223,8 @@ def _id_precision(project: Any, target: Any, pdg: dict[str, Any], case: Case) ->
         target.id, frozenset({EdgeKind.CALL})) if e.line in lines}
     by_name = {n.id for leaf in leaves for n in project.store.nodes_named(leaf)
                if n.kind in (NodeKind.FUNCTION, NodeKind.METHOD)}
-    expected = {a["symbol"] for a in case.gt["inter_AIS"]}
+    expected = set(case.gt.get("idPrecisionExpected")
+                   or [a["symbol"] for a in case.gt["inter_AIS"]])
     return {"id_match": sorted(ids), "name_match": sorted(by_name), "expected": sorted(expected),
             "passed": ids == expected, "name_match_false_positives": sorted(by_name - expected)}
 
@@ -409,6 +411,12 @@ def load_baselines(corpus: Path) -> dict[str, Any]:
     return json.loads(p.read_text()) if p.exists() else {}
 
 
+def _default_baselines(corpus: Path, cases: list[Case]) -> Path:
+    from impactlens.bench.pdg_corpus import PEER_BASELINES
+
+    return PEER_BASELINES if cases and cases[0].external else corpus / "baselines.json"
+
+
 def _band_failures(bands: dict[str, Any], k_runs: list[dict[str, Any]], section: str,
                    label: str, eps: float) -> list[str]:
     """One line per (row, column) band whose median F1 over the K runs falls below it."""
@@ -447,7 +455,8 @@ def gates(report: dict[str, Any], baselines: dict[str, Any], k_runs: list[dict[s
         f"{c['case']}: id {c['gate']['id_match']} (name-match would add "
         f"{c['gate']['name_match_false_positives']})" for c in idg) or "no id-precision case"
     out.append({"name": "Gate 3 id-precise callee matching", "passed": ok, "detail": det})
-    nob = [c for c in report["cases"] if c["status"].startswith("excluded: pdgScoring")]
+    nob = [c for c in report["cases"] if c["status"].startswith("excluded: pdgScoring")
+           and c["locus"] == "n/a"]
     ok = bool(nob) and all(c.get("reason") == "no-body" for c in nob)
     out.append({"name": "Gate 4 explicit degradation (no-body → reason, never empty success)",
                 "passed": ok,
@@ -467,6 +476,7 @@ def gates(report: dict[str, Any], baselines: dict[str, Any], k_runs: list[dict[s
 # ------------------------------------------------------------------ mutation
 def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
     from impactlens.bench.mutation import run_oracle
+    from impactlens.bench.mutation_ts import run_ts_oracle
 
     rows = []
     for r in runs:
@@ -474,11 +484,16 @@ def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
         if r.status != "ok":
             continue
         crit = c.criterion
-        mod = crit["filePath"][:-3].replace("/", ".")
-        if mod.endswith(".__init__"):
-            mod = mod[: -len(".__init__")]
-        qual = crit["name"][len(mod) + 1:]
-        res = run_oracle(c.dir, c.name, crit["filePath"], mod, qual, crit["line"])
+        if crit["filePath"].endswith(".py"):
+            mod = crit["filePath"][:-3].replace("/", ".")
+            if mod.endswith(".__init__"):
+                mod = mod[: -len(".__init__")]
+            qual = crit["name"][len(mod) + 1:]
+            res = run_oracle(c.dir, c.name, crit["filePath"], mod, qual, crit["line"])
+        else:  # TypeScript/JavaScript, run with Node
+            mod = crit["filePath"].rsplit(".", 1)[0]
+            res = run_ts_oracle(c.dir, c.name, crit["filePath"], crit["name"][len(mod) + 1:],
+                                crit["line"])
         row: dict[str, Any] = {"case": c.name, "locus": c.locus, "status": res.status,
                                "direction": crit["direction"], "inputs": len(res.inputs),
                                "mutants": res.mutants, "behavioral": res.behavioral}
@@ -503,7 +518,8 @@ def run_mutation(runs: list[CaseRun]) -> dict[str, Any]:
                 row["note"] = "oracle-direction-excluded (forward oracle, upstream criterion): " \
                               "recall and circularity are not applicable"
         rows.append(row)
-        _write_sidecar(c, row)
+        if not c.external:
+            _write_sidecar(c, row)
     strata = {}
     for s in STRATA:
         rs = [x for x in rows if x["locus"] == s and x.get("gated") and x["status"] == "ok"]
@@ -519,6 +535,15 @@ def _owner(case_dir: Path, key: str) -> str | None:
 
     file, _, ln = key.rpartition(":")
     line = int(ln)
+    if not file.endswith(".py"):
+        from impactlens.pdg.typescript.source import TsParsedFile
+
+        try:
+            text = (case_dir / file).read_text(encoding="utf-8")
+        except OSError:
+            return None
+        name, _ = TsParsedFile(file, text, text.splitlines()).innermost_scope(line)
+        return None if name == "<module>" else f"{file.rsplit('.', 1)[0]}.{name}"
     try:
         tree = ast.parse((case_dir / file).read_text(encoding="utf-8"))
     except (OSError, SyntaxError):
@@ -670,7 +695,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mutation-strict", action="store_true",
                     help="fail on novel mutation-recall holes (implies --mutation)")
     ap.add_argument("--peer", action="store_true", help="add GitNexus on the same fixtures")
-    ap.add_argument("--corpus", type=Path, default=None, help="corpus directory")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="corpus directory: ours, or GitNexus's gitnexus/bench/impact-pdg "
+                         "(read in place)")
+    ap.add_argument("--baselines", type=Path, default=None,
+                    help="baselines file for --check (default: the corpus's baselines.json; "
+                         "bench/impact-pdg-peer/baselines.json for the GitNexus corpus)")
     args = ap.parse_args(argv)
     corpus = args.corpus or default_corpus()
     if not corpus.is_dir():
@@ -698,9 +728,10 @@ def main(argv: list[str] | None = None) -> int:
             report["versus"] = versus(report)
     status = 0
     if args.check:
-        baselines = load_baselines(corpus)
+        bfile = args.baselines or _default_baselines(corpus, cases)
+        baselines = json.loads(bfile.read_text()) if bfile.exists() else {}
         if not baselines:
-            print(f"impactlens: error: {corpus}/baselines.json missing", file=sys.stderr)
+            print(f"impactlens: error: {bfile} missing", file=sys.stderr)
             return 2
         report["gates"] = gates(report, baselines, k_scores, args.mutation_strict)
         status = 0 if all(g["passed"] for g in report["gates"]) else 1

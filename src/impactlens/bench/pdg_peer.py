@@ -163,8 +163,17 @@ def _as_counts(s: Score) -> dict[str, int]:
 
 
 def _span(path: Path, name: str, line: int) -> tuple[int, int]:
+    """Lines of the function ``name`` covering ``line`` (the criterion's own function)."""
     import ast
 
+    if path.suffix != ".py":
+        from impactlens.pdg.typescript.source import TsParsedFile
+
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            return (0, 10**9)
+        return TsParsedFile(str(path), text, text.splitlines()).function_named(name, line)
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError):

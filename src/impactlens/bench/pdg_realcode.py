@@ -45,7 +45,6 @@ def _syms(by_depth: dict[str, list[dict[str, Any]]]) -> set[str]:
 def sample_functions(project: Any, n: int, seed: int, prefix: str) -> list[tuple[Any, int, int]]:
     """(node, anchor line, statement count) for a seeded sample of functions with bodies."""
     from impactlens.model import NodeKind
-    from impactlens.pdg.graph import is_bodyless
     from impactlens.pdg.source import SourceCache
 
     nodes = [x for x in project.store.all_nodes([NodeKind.FUNCTION, NodeKind.METHOD])
@@ -63,10 +62,10 @@ def sample_functions(project: Any, n: int, seed: int, prefix: str) -> list[tuple
         pf = cache.file(node.file)
         if pf is None or pf.tree is None:
             continue
-        hit = pf.function_at(node.start_line, node.qualname.rsplit(".", 1)[-1])
-        if hit is None or is_bodyless(hit[1]):
+        fn = pf.function_span(node.start_line, node.end_line, node.qualname.rsplit(".", 1)[-1])
+        if fn is None or pf.is_bodyless(fn):
             continue
-        pdg = cache.pdg(node.file, hit[1])
+        pdg = cache.pdg(node.file, fn)
         lines = sorted({s.line for s in pdg.cfg.statement_nodes() if s.kind != "params"})
         if len(lines) < MIN_STATEMENTS:
             continue

@@ -34,6 +34,11 @@ class ErrorsAsOneLine(click.Group):
             click.echo(f"impactlens: error: the index could not be read ({exc}); "
                        "`impactlens index --full` rebuilds it", err=True)
             ctx.exit(2)
+        except MemoryError:  # what was allocated is freed as the stack unwinds
+            click.echo("impactlens: error: out of memory; a file over what this machine can "
+                       "analyze is left out below the size cap (--set max_file_bytes=N)",
+                       err=True)
+            ctx.exit(2)
         except KeyboardInterrupt:
             click.echo("impactlens: interrupted", err=True)
             ctx.exit(130)

@@ -88,5 +88,5 @@ def slice_cmd(location: str, direction: str, depth: int, no_index: bool, as_json
     else:
         click.echo(render_pdg(result))
     if result.get("reason") in ("file-not-found", "syntax-error", "line-out-of-range",
-                                "too-large", "unsupported-language"):
+                                "too-large", "too-deep", "unsupported-language"):
         raise SystemExit(2)

@@ -5,15 +5,16 @@ versions' syntax trees (:meth:`impactlens.index.frontend.Frontend.classify`; Pyt
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
+from impactlens.errors import UnparsableError
 from impactlens.index.frontend import frontend_for
 from impactlens.index.python.changes import params_of
-from impactlens.model import AtomicChange, ChangeType
+from impactlens.model import AtomicChange, ChangeType, FileChange, NotAnalyzed
 from impactlens.settings import DEFAULT, Settings
 
-__all__ = ["cap_changes", "classify", "params_of"]
+__all__ = ["Classified", "cap_changes", "classify", "classify_files", "params_of"]
 
 # Precedence used when the 64-change cap must drop changes: structural changes survive.
 _CAP_PRIORITY = {
@@ -32,6 +33,53 @@ def classify(before_src: str | None, after_src: str | None, path: str, module: s
         return []
     changes = fe.classify(before_src, after_src, path, module, settings)
     return cap_changes(_sorted(changes), settings.max_atomic_changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    """An edit's files split as the indexer splits a tree: those analysed, with their
+    atomic changes (each file's capped, in file order), and those left out, with why."""
+
+    files: tuple[FileChange, ...]
+    changes: tuple[AtomicChange, ...]
+    not_analyzed: tuple[NotAnalyzed, ...]
+
+
+def classify_files(files: Sequence[FileChange], module_of: Callable[[str], str],
+                   settings: Settings = DEFAULT) -> Classified:
+    """Every file of an edit classified; a file the indexer would not parse either (a
+    version over ``max_file_bytes``, a syntax error, nesting too deep) is recorded as not
+    analysed, and the rest of the edit is analysed without it."""
+    kept: list[FileChange] = []
+    changes: list[AtomicChange] = []
+    skipped: list[NotAnalyzed] = []
+    for f in sorted(files, key=lambda f: f.path):
+        why = _too_large(f, settings.max_file_bytes)
+        if why:
+            skipped.append(NotAnalyzed(f.path, 0, why))
+            continue
+        try:
+            changes.extend(classify(f.before, f.after, f.path, module_of(f.path), settings))
+        except UnparsableError as exc:
+            skipped.append(NotAnalyzed(f.path, exc.line, exc.why))
+            continue
+        except (RecursionError, MemoryError):  # a tree parsed, too deep to walk
+            skipped.append(NotAnalyzed(f.path, 0, "nests expressions too deeply to analyze"))
+            continue
+        kept.append(f)
+    return Classified(tuple(kept), tuple(changes), tuple(skipped))
+
+
+def _too_large(f: FileChange, cap: int) -> str:
+    """Why a version of ``f`` is over the size cap (``""``: neither is)."""
+    for which, text in (("before", f.before), ("after", f.after)):
+        # a character is at most four bytes: only a text near the cap is encoded to count
+        if text is None or len(text) * 4 <= cap:
+            continue
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > cap:
+            return f"the {which} version is {size} bytes (cap {cap}, max_file_bytes)"
+    return ""
 
 
 def _sorted(changes: list[AtomicChange]) -> list[AtomicChange]:

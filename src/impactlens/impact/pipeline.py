@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from impactlens.impact import batch as batch_stage
 from impactlens.impact import triage as triage_stage
-from impactlens.impact.classify import cap_changes, classify
+from impactlens.impact.classify import Classified, cap_changes, classify_files
 from impactlens.impact.config_refs import config_hits
 from impactlens.impact.dag import build_dag
 from impactlens.impact.graphcache import cached
@@ -48,6 +48,8 @@ from impactlens.settings import DEFAULT, Settings
 
 __all__ = ["FileChange", "run_pipeline"]
 
+UNPARSABLE = "unparsable"  # an un-analyzable "site" that is a whole edited file left out
+
 def run_pipeline(
     graph: IndexGraph,
     changes: Sequence[FileChange],
@@ -65,16 +67,20 @@ def run_pipeline(
     recorded: RecordedTests | None = None,
     retired: Mapping[str, Sequence[str]] = {},
     named: Mapping[str, Sequence[tuple[str, str]]] = {},
+    classified: Classified | None = None,
     settings: Settings = DEFAULT,
 ) -> ImpactResult:
+    """The impact of the edit ``changes``; ``classified``: their classification when the
+    caller already has it (:func:`classify_files`), which says the files it analyses."""
     graph = cached(graph)  # one memo for every stage of this run
-    files = sorted(changes, key=lambda f: f.path)
+    if classified is None:
+        classified = classify_files(changes, module_of, settings)
+    files = sorted(classified.files, key=lambda f: f.path)
     modules = {f.path: module_of(f.path) for f in files}
-    atomic: list[AtomicChange] = []
+    atomic: list[AtomicChange] = list(classified.changes)
     edited: dict[str, frozenset[int]] = {}
     edit_text: list[str] = []  # the lines the edit replaced and wrote
     for f in files:
-        atomic.extend(classify(f.before, f.after, f.path, modules[f.path], settings))
         old, new = changed_lines(f.before, f.after)
         edited[f.path] = old
         edit_text += _lines(f.before, old) + _lines(f.after, new)
@@ -86,7 +92,10 @@ def run_pipeline(
     edited_files = set(modules)
 
     walks, tests, per_entries, per = [], [], [], []
-    hidden: set[UnanalyzableHit] = set()
+    # a file left out is a place the analysis cannot see, like a dynamic site
+    hidden: set[UnanalyzableHit] = {
+        UnanalyzableHit(n.file, n.line, module_of(n.file), UNPARSABLE, n.why, "")
+        for n in classified.not_analyzed}
     for ch in atomic:
         seed = graph_id(graph, ch, modules[ch.file])
         rels = select_relations(ch)
@@ -168,6 +177,7 @@ def run_pipeline(
         co_change=tuple(sorted(cands.items())), co_change_note=note,
         unanalyzable=tuple(unanalyzable), omitted_batches=omitted,
         tests_note=recorded.note() if recorded is not None else "",
+        not_analyzed=classified.not_analyzed,
     )
 
 

@@ -86,6 +86,24 @@ _AFFECTS: Mapping[ChangeType, Mapping[Relation, str]] = {
 
 
 # ------------------------------------------------------------ binding check
+def _property_problem(params: Params, keys: object) -> str:
+    """An object literal passed to an object-destructured parameter that lacks a required
+    property or names one the parameter's type does not have (TypeScript's excess
+    property check); "" when none (or no literal was passed there)."""
+    given = keys if isinstance(keys, dict) else {}
+    for pos, required, known in params.props:
+        got = given.get(str(pos))
+        if not isinstance(got, list):
+            continue
+        absent = [k for k in required if k not in got]
+        if absent:
+            return f"missing property {absent[0]!r} in the object passed as argument {pos + 1}"
+        extra = [k for k in got if known and k not in known]
+        if extra:
+            return f"unknown property {extra[0]!r} in the object passed as argument {pos + 1}"
+    return ""
+
+
 def bind(params: Params, detail: str, *, instantiation: bool = False,
          before: Params | None = None) -> tuple[bool | None, str]:
     """Does a call site (``Edge.detail`` JSON) bind against ``params``?
@@ -141,6 +159,9 @@ def bind(params: Params, detail: str, *, instantiation: bool = False,
     missing += [k for k in params.kwonly_required if k not in filled]
     if missing:
         return False, f"missing required argument {missing[0]!r}"
+    wrong = _property_problem(params, d.get("keys"))
+    if wrong:
+        return False, wrong
     if before is not None:
         old = list(before.positional)
         if consume and old:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
-from impactlens.fileio import shown_name, valid_name
+from impactlens.fileio import OUTSIDE, outside_root, shown_name, valid_name
 from impactlens.index import frontend, git
 
 SKIP_DIRS = frozenset({
@@ -104,6 +104,26 @@ def list_source_files(root: Path, top: Path | None = _ASK, suffix: str | None = 
     if files is None:
         files = _walk_files(root, endings)
     return _named(files if suffix == "" else [f for f in files if not _frontend_skips(f)])
+
+
+LINKED_OUT = f"a directory symlinked to outside the repository ({OUTSIDE}); not followed"
+
+
+def linked_outside(root: Path, top: Path | None) -> list[str]:
+    """Symlinks to directories that resolve outside ``root``, sorted: neither git nor the
+    walk follows them, and the indexer says it skipped them (``top``: the git work tree
+    root, ``None`` when not in git)."""
+    links = git.listed_symlinks(root) if top is not None and top == root.resolve() else None
+    if links is None:
+        links = []
+        for dirpath, dirnames, _files in os.walk(root, followlinks=False):
+            dirnames[:] = [d for d in dirnames if not is_skipped_dir(dirpath, d)]
+            rel_dir = os.path.relpath(dirpath, root)
+            links += [d if rel_dir == "." else f"{rel_dir}/{d}".replace(os.sep, "/")
+                      for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+    return sorted(p for p in links if valid_name(p) and os.path.islink(os.path.join(root, p))
+                  and os.path.isdir(os.path.join(root, p)) and outside_root(root, p)
+                  and not in_skipped_dir(root, p))
 
 
 def _frontend_skips(path: str) -> bool:

@@ -174,6 +174,28 @@ def listed_files(root: Path | str, suffix: str | tuple[str, ...]) -> list[str] |
     return sorted({n for n in out.split("\0") if n})
 
 
+_LINK_MODE = "120000 "  # a symlink's mode in `git ls-files -s`
+
+
+def listed_symlinks(root: Path | str) -> list[str] | None:
+    """The symlinks git tracks, and the untracked entries (not ignored) that may be ones
+    (the caller checks the disk), sorted; ``None`` when git cannot say. An untracked
+    directory is listed once (``--directory``) and left out."""
+    try:
+        out = run(root, "ls-files", "-z", "-s", "--cached", "--others", "--exclude-standard",
+                  "--directory", timeout=120)
+    except (GitError, NotARepositoryError):
+        return None
+    found = set()
+    for entry in out.split("\0"):
+        mode_etc, tab, path = entry.partition("\t")
+        if tab and mode_etc.startswith(_LINK_MODE):
+            found.add(path)
+        elif not tab and entry and not entry.endswith("/"):
+            found.add(entry)  # untracked: no mode shown
+    return sorted(found)
+
+
 def grep_words(root: Path | str, commit: str, patterns: list[str], pathspec: str
                ) -> list[tuple[str, str]]:
     """(file, matched text) of every whole-word occurrence of the fixed strings ``patterns``

@@ -33,6 +33,7 @@ from impactlens.index.store import (
     INDEX_DIRNAME,
     ResolutionRows,
     Store,
+    facts_names,
     index_path,
     resolution_rows,
 )
@@ -45,6 +46,7 @@ ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
 LOCK_FILENAME = "index.lock"
 COLLECT_META = "pytest_collect"  # the pytest collection rules the index is built with
 EVERY_FILE = "*"  # the dependency key of a resolution that read every file
+NAMED = "named:"  # + kind:name, the dependency key of a question of :meth:`FactsLookup.named`
 _SHARED = "\0shared"  # FactsLookup.shared's place among the facts by path (no path is this)
 
 
@@ -166,6 +168,30 @@ class FactsLookup:
         self.consulted.add(EVERY_FILE)
         return sorted(set(self._module_paths.values()))
 
+    def named(self, kind: str, name: str) -> list[tuple[str, str]]:
+        """(path, qual) of what every file's facts declare as ``kind`` ``name``
+        (``index_names()`` of a language's facts: the classes that extend or implement a
+        name, the package.json that declares a package name), sorted. Consults
+        ``named:kind:name``: re-resolved when a file gains or loses such a row. Facts held
+        here (parsed in this run, or an edit's state) stand in for what the store has."""
+        self.consulted.add(f"{NAMED}{kind}:{name}")
+        if self._store is None:  # every file's facts are at hand: one table for the run
+            shared = self.shared()
+            table = shared.get("named")
+            if table is None:
+                table = shared["named"] = _names_table(self._by_path.items())
+            return table.get((kind, name), [])
+        out = {row for row in self._store.named(kind, name) if row[0] not in self._by_path}
+        rows = self.shared().setdefault("names-of", {})  # path → (facts, their rows)
+        for path, facts in self._by_path.items():
+            if path == _SHARED or facts is None:
+                continue
+            got = rows.get(path)
+            if got is None or got[0] is not facts:
+                got = rows[path] = (facts, facts_names(facts))
+            out.update((path, q) for k, n, q in got[1] if k == kind and n == name)
+        return sorted(out)
+
     def child(self) -> FactsLookup:
         """A lookup over the same facts that records afresh (what one cached answer read)."""
         child = FactsLookup(self._by_path, self._store, self._module_paths, self._collect)
@@ -191,6 +217,23 @@ class FactsLookup:
     def reads(self) -> list[tuple[str, set[str]]]:
         """(path, read-fingerprint keys) of every file whose facts were read."""
         return [(p, v.reads) for p, v in self._views.items() if v.reads]
+
+
+def _names_table(items: Iterable[tuple[str, Any]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    table: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, facts in sorted(items, key=lambda x: x[0]):
+        if path == _SHARED or facts is None:
+            continue
+        for kind, name, qual in facts_names(facts):
+            table.setdefault((kind, name), []).append((path, qual))
+    return table
+
+
+def name_keys(old: Iterable[tuple[str, str, str, str]], new: Iterable[tuple[str, str, str, str]]
+              ) -> set[str]:
+    """The ``named:`` dependency keys whose answer differs between two sets of (path, kind,
+    name, qual) rows."""
+    return {f"{NAMED}{kind}:{name}" for _p, kind, name, _q in set(old) ^ set(new)}
 
 
 def stored_collect(store: Store) -> Collect:
@@ -406,6 +449,13 @@ class Indexer:
         if paths.skipped:
             notes.append(f"skipped {len(paths.skipped)} file(s) whose name is not valid UTF-8: "
                          + ", ".join(paths.skipped[:5]))
+        linked = discover.linked_outside(self.root, top)
+        if linked:
+            notes.append(f"skipped {len(linked)} director{'y' if len(linked) == 1 else 'ies'} "
+                         "symlinked to outside the repository (not followed): "
+                         + ", ".join(linked[:5]))
+        skipped = sorted([*((p, discover.LINKED_OUT) for p in linked),
+                          *((p, "name is not valid UTF-8") for p in paths.skipped)])
         modules, changed, deleted, touched = self._scan(known, full, paths)
         stored = {p: k[3] for p, k in known.items()}  # path → module as indexed
         # a moved package boundary renames modules: those files must be re-extracted
@@ -419,6 +469,8 @@ class Indexer:
                   and i.record.path in known and i.record.path not in renamed}
         old_facts = {p: store.facts(p) for p in edited}
         edited = {p: f for p, f in edited.items() if old_facts[p] is not None}
+        old_names = store.names_of([*changed, *deleted])
+        new_names = {(i.record.path, *row) for i in parsed for row in facts_names(i.facts)}
 
         with store.transaction():
             if full:
@@ -436,6 +488,7 @@ class Indexer:
             if coarse or deleted or any(every_file_changed(old_facts[p], f)
                                         for p, f in edited.items()):
                 keys.add(EVERY_FILE)
+            keys |= name_keys(old_names, new_names)
             to_resolve = set(changed) | store.dependents_of_modules(keys)
             for p, facts in edited.items():
                 to_resolve |= readers_of_change(store, p, modules[p], old_facts[p], facts)
@@ -450,7 +503,7 @@ class Indexer:
             files=counts["files"], parsed=len(parsed), symbols=counts["symbols"],
             edges=counts["edges"], unresolved=counts["unresolved"],
             parse_failures=counts["parse_failures"], seconds=time.perf_counter() - t0,
-            full=full, failures=failures, notes=tuple(notes),
+            full=full, failures=failures, notes=tuple(notes), skipped=tuple(skipped),
         )
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],

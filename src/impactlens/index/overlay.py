@@ -28,9 +28,11 @@ from impactlens.index.indexer import (
     EVERY_FILE,
     FactsLookup,
     every_file_changed,
+    name_keys,
     readers_of_change,
     stored_collect,
 )
+from impactlens.index.store import facts_names
 from impactlens.model import Edge, EdgeKind, FileChange, Node, UnresolvedSite
 
 if TYPE_CHECKING:
@@ -186,6 +188,9 @@ def overlay_for(store: Store, files: Sequence[FileChange], module_of: Callable[[
             to_resolve |= readers_of_change(store, f.path, module, indexed, facts)
             if every_file_changed(indexed, facts):
                 coarse.add(EVERY_FILE)
+    # the classes extending a name, the package declaring one: asked of every file's facts
+    coarse |= name_keys(store.names_of(f.path for f in files),
+                        {(p, *row) for p, fa in by_path.items() for row in facts_names(fa)})
     to_resolve |= store.dependents_of_modules(coarse)
     to_resolve -= added
     replaced: dict[str, Any] = {p: None for p in added}

@@ -38,8 +38,9 @@ from impactlens.model import (
 # v11: facts hold parameter attribute reads (Scope.prefs) and list-display arguments;
 # v12: recorded test runs (test_runs, recorded_files, recorded_tests); v13: the lines each
 # test ran per function (test_runs.lines → line_sets); v14: facts hold references by
-# dotted-path string, namespace reads (vars(m)["f"]) and operator getters
-SCHEMA_VERSION = 14
+# dotted-path string, namespace reads (vars(m)["f"]) and operator getters; v15: names a
+# file's facts declare for questions about every file (facts_names)
+SCHEMA_VERSION = 15
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -79,6 +80,10 @@ CREATE TABLE file_deps (file TEXT NOT NULL, module TEXT NOT NULL);
 CREATE INDEX file_deps_module ON file_deps(module);
 CREATE INDEX file_deps_file ON file_deps(file);
 CREATE TABLE file_reads (file TEXT NOT NULL, path TEXT NOT NULL, reads TEXT NOT NULL);
+CREATE TABLE facts_names (file TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+    qual TEXT NOT NULL);
+CREATE INDEX facts_names_key ON facts_names(kind, name);
+CREATE INDEX facts_names_file ON facts_names(file);
 CREATE INDEX file_reads_path ON file_reads(path);
 CREATE INDEX file_reads_file ON file_reads(file);
 CREATE TABLE commits (
@@ -172,6 +177,13 @@ class StoreError(ImpactlensError):
 
 class _Locked(StoreError):
     """Another connection holds the index's write lock."""
+
+
+def facts_names(facts: object | None) -> tuple[tuple[str, str, str], ...]:
+    """(kind, name, qual) a language's facts declare for a question about every file (which
+    classes extend a name, which package.json declares a package name), or none."""
+    names = getattr(facts, "index_names", None)
+    return names() if names is not None else ()  # type: ignore[no-any-return]
 
 
 def _ignore_in_git(directory: Path) -> None:
@@ -496,6 +508,24 @@ class Store:
             (rec.path, rec.sha256, rec.language, rec.module, rec.size, rec.status, rec.error,
              int(rec.is_test), mtime_ns, blob),
         )
+        self._conn.execute("DELETE FROM facts_names WHERE file=?", (rec.path,))
+        self._conn.executemany(
+            "INSERT INTO facts_names(file, kind, name, qual) VALUES (?,?,?,?)",
+            [(rec.path, *row) for row in facts_names(facts)])
+
+    def named(self, kind: str, name: str) -> list[tuple[str, str]]:
+        """(file, qual) of what the files' facts declare under ``name`` (``facts_names``)."""
+        return [(r[0], r[1]) for r in self._conn.execute(
+            "SELECT file, qual FROM facts_names WHERE kind=? AND name=? ORDER BY file, qual",
+            (kind, name))]
+
+    def names_of(self, paths: Iterable[str]) -> set[tuple[str, str, str, str]]:
+        """(file, kind, name, qual) rows of ``paths`` as stored."""
+        out: set[tuple[str, str, str, str]] = set()
+        for p in paths:
+            out.update((p, r[0], r[1], r[2]) for r in self._conn.execute(
+                "SELECT kind, name, qual FROM facts_names WHERE file=?", (p,)))
+        return out
 
     def touch_file(self, path: str, mtime_ns: int) -> None:
         """Record a new mtime for a file whose content hash did not change."""
@@ -517,9 +547,11 @@ class Store:
         self._sites = None
         for table in ("files", "nodes", "edges", "unresolved", "file_deps", "file_reads"):
             self._count(table, -self._conn.execute(f"DELETE FROM {table}").rowcount)
+        self._conn.execute("DELETE FROM facts_names")
 
     def delete_file(self, path: str) -> None:
         self._conn.execute("DELETE FROM files WHERE path=?", (path,))
+        self._conn.execute("DELETE FROM facts_names WHERE file=?", (path,))
         self.clear_resolution(path)
 
     def facts(self, path: str) -> object | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from impactlens.pdg.defuse import DefUse, header_defuse, match_var, param_names
 
@@ -62,7 +63,7 @@ class CFG:
     exit: int
     params_node: int | None
     params: tuple[str, ...]
-    scope: ScopeNode
+    scope: Any  # the scope's syntax node: a Python ast node, or a tree-sitter node
     pred: list[list[tuple[int, str]]] = field(default_factory=list)
     _declared: tuple[frozenset[str], frozenset[str]] | None = None
 
@@ -300,10 +301,12 @@ class _Builder:
         return tn
 
 
-def _declared(scope: ScopeNode) -> tuple[frozenset[str], frozenset[str]]:
+def _declared(scope: Any) -> tuple[frozenset[str], frozenset[str]]:
     g: set[str] = set()
     nl: set[str] = set()
-    stack: list[ast.AST] = list(scope.body)
+    if not isinstance(scope, ast.AST):  # no global/nonlocal declarations outside Python
+        return frozenset(), frozenset()
+    stack: list[ast.AST] = list(getattr(scope, "body", []))
     while stack:
         n = stack.pop()
         if isinstance(n, ast.Global):

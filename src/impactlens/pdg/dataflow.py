@@ -19,7 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from impactlens.pdg.cfg import CD_LABELS, CFG
-from impactlens.pdg.defuse import Path, overlaps
+from impactlens.pdg.defuse import Path, is_prefix, overlaps
+
+#: loop-header node kinds of every frontend (Python's, and TypeScript's for…of/do)
+LOOP_KINDS = frozenset({"while", "for", "async_for", "for_in", "do"})
 
 
 def control_succ(cfg: CFG) -> list[list[int]]:
@@ -45,7 +48,7 @@ def control_succ(cfg: CFG) -> list[list[int]]:
         if not missing:
             return succ
         # prefer a loop header (an infinite `while True:`), earliest in the source
-        headers = [i for i in missing if cfg.nodes[i].kind in ("while", "for", "async_for")]
+        headers = [i for i in missing if cfg.nodes[i].kind in LOOP_KINDS]
         pool = headers or missing
         pick = min(pool, key=lambda i: (cfg.nodes[i].line, i))
         succ[pick].append(cfg.exit)
@@ -190,7 +193,7 @@ def data_dependence(cfg: CFG) -> tuple[list[set[int]], list[list[tuple[int, Path
                 if not bits >> i & 1:
                     continue
                 path = sites[i].path
-                if (use[: len(path)] == path) if ref else overlaps(path, use):
+                if is_prefix(path, use) if ref else overlaps(path, use):
                     dd[node.id].add(sites[i].node)
                     detail[node.id].append((sites[i].node, path))
     return dd, detail

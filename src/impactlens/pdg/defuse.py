@@ -28,6 +28,9 @@ from dataclasses import dataclass, field
 Path = tuple[str, ...]
 
 SUB = "[]"
+#: a computed property key (``o[k]`` in JavaScript, where ``o["a"]`` *is* ``o.a``): it may
+#: name any property, so it overlaps every component in its position
+ANY = "[*]"
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)  # Python ≥ 3.12
 
 #: arguments passed to non-pure callees are weak definitions (may be mutated)
@@ -83,7 +86,7 @@ class DefUse:
     def add_def(self, path: Path | None, strong: bool, via_call: bool = False) -> None:
         if path is None:
             return
-        if SUB in path:
+        if SUB in path or ANY in path:
             strong = False
         self.defs.append(Def(path, strong, via_call))
 
@@ -91,7 +94,14 @@ class DefUse:
 def overlaps(a: Path, b: Path) -> bool:
     """True when one path is a (component-wise) prefix of the other."""
     n = min(len(a), len(b))
-    return a[:n] == b[:n]
+    return a[:n] == b[:n] or is_prefix(a[:n], b[:n])
+
+
+def is_prefix(a: Path, b: Path) -> bool:
+    """``a`` is a prefix of ``b``, an :data:`ANY` component matching any component."""
+    if len(a) > len(b):
+        return False
+    return all(x == y or ANY in (x, y) for x, y in zip(a, b, strict=False))
 
 
 def path_of(expr: ast.AST) -> Path | None:
@@ -117,7 +127,7 @@ def path_of(expr: ast.AST) -> Path | None:
 def path_text(path: Path) -> str:
     out = path[0]
     for p in path[1:]:
-        out += "[…]" if p == SUB else "." + p
+        out += "[…]" if p in (SUB, ANY) else "." + p
     return out
 
 

@@ -37,7 +37,12 @@ class FunctionPDG:
 
     @classmethod
     def build(cls, scope: ScopeNode, lines: list[str] | None = None) -> FunctionPDG:
-        cfg = build_cfg(scope, lines)
+        return cls.from_cfg(build_cfg(scope, lines))
+
+    @classmethod
+    def from_cfg(cls, cfg: CFG) -> FunctionPDG:
+        """Dependence over any frontend's CFG (the analyses read only its nodes' def/use
+        sets, kinds and edges)."""
         cd = control_dependence(cfg)
         dd, detail = data_dependence(cfg)
         n = len(cfg.nodes)

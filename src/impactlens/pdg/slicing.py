@@ -24,22 +24,17 @@ Every degraded answer carries a ``reason``; it is never an empty success.
 
 from __future__ import annotations
 
-import ast
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from impactlens.model import Edge, EdgeKind, GraphView, Node, NodeKind, normalise_direction
-from impactlens.pdg.cfg import FunctionNode, ScopeNode
 from impactlens.pdg.graph import (
     DOWNSTREAM,
     UPSTREAM,
     FunctionPDG,
-    innermost_scope,
-    is_abstract,
-    is_bodyless,
 )
-from impactlens.pdg.source import ParsedFile, SourceCache
+from impactlens.pdg.source import AnyParsedFile, SourceCache
 
 MAX_HOPS = 3  # inter-procedural function hops (descent/ascent), spec default
 MAX_FUNCTIONS = 300  # functions visited by one inter-procedural slice
@@ -56,8 +51,8 @@ NOTE = (
     "function hops over resolved call edges, callee seeded at its parameters (or whole "
     "body when the call's execution changes), return-value ascent into callers' call "
     "sites. Not modelled: out-parameter / mutated-argument ascent into callers, "
-    "callee-written self/global state read later by the caller, exception ascent "
-    "(a raise caught by a caller), aliasing across calls, implicit exceptions as "
+    "callee-written self/global/captured state read later by the caller, exception "
+    "ascent (a raise caught by a caller), aliasing across calls, implicit exceptions as "
     "branches (handlers depend on their `try`), dispatch the resolver could not see "
     "(see unanalyzable)."
 )
@@ -101,7 +96,7 @@ class LocalSlice:
         }
 
 
-def _stmts(pf: ParsedFile, pdg: FunctionPDG, ids: set[int] | frozenset[int]) -> tuple[Stmt, ...]:
+def _stmts(pf: AnyParsedFile, pdg: FunctionPDG, ids: set[int] | frozenset[int]) -> tuple[Stmt, ...]:
     lines = sorted({pdg.cfg.nodes[i].line for i in ids if pdg.cfg.nodes[i].line > 0})
     return tuple(Stmt(pf.path, ln, pf.line_text(ln)) for ln in lines)
 
@@ -117,7 +112,7 @@ def _check_direction(direction: str) -> str:
 
 
 def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNSTREAM,
-                scope: ScopeNode | None = None, scope_name: str | None = None) -> LocalSlice:
+                scope: Any = None, scope_name: str | None = None) -> LocalSlice:
     """Intra-procedural slice of the statement(s) at ``path:line``."""
     direction = _check_direction(direction)
     pf = cache.file(path)
@@ -134,18 +129,21 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
         if pf.tree is None:
             return LocalSlice(path, "", 0, direction, line, reason="syntax-error",
                               message=f"{path}: {pf.error}")
-        scope_name, scope = innermost_scope(pf.tree, line)
-    name = scope_name or str(getattr(scope, "name", "<module>"))
-    scope_line = getattr(scope, "lineno", 0)
+        scope_name, scope = pf.innermost_scope(line)
+    name = scope_name or "<module>"
+    scope_line = pf.scope_line(scope)
     base = LocalSlice(path, name, scope_line, direction, line)
-    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and (
-        is_bodyless(scope) or (is_abstract(scope) and is_bodyless(scope))
-    ):
+    if pf.is_function(scope) and pf.is_bodyless(scope):
         base.reason = "no-body"
-        base.message = (f"{path}:{scope.lineno}: {name} has no executable body "
+        base.message = (f"{path}:{scope_line}: {name} has no executable body "
                         "(Protocol/abstract/stub); there is no dependence to slice")
         return base
-    pdg = cache.pdg(path, scope)
+    try:
+        pdg = cache.pdg(path, scope)
+    except RecursionError:  # a pathological nesting depth the frontends do not flatten
+        base.reason = "too-deep"
+        base.message = f"{path}:{scope_line}: {name}: {TOO_DEEP}"
+        return base
     base.pdg = pdg
     base.edge_counts = pdg.edge_counts()
     crit = [n for n in pdg.cfg.nodes_at_line(line)]
@@ -170,8 +168,8 @@ def local_slice(cache: SourceCache, path: str, line: int, direction: str = DOWNS
 @dataclass(eq=False)
 class _Fn:
     node: Node
-    pf: ParsedFile
-    fn: FunctionNode
+    pf: AnyParsedFile
+    fn: Any  # the function's syntax node (Python ast / tree-sitter)
     pdg: FunctionPDG
     calls: list[tuple[Edge, list[int]]]  # call edge + the CFG statements at its line
 
@@ -198,7 +196,7 @@ class _Program:
         if node is None:
             return None
         if node.kind == NodeKind.CLASS:
-            init = self.view.node(sym + ".__init__")
+            init = self.view.node(sym + ".__init__") or self.view.node(sym + ".constructor")
             return self._load(init.id) if init is not None else None
         if node.kind not in FUNC_KINDS:
             return None
@@ -206,9 +204,12 @@ class _Program:
         if pf is None:
             return None
         fn = pf.function_span(node.start_line, node.end_line, _leaf(node))
-        if fn is None or is_bodyless(fn):
+        if fn is None or pf.is_bodyless(fn):
             return None
-        pdg = self.cache.pdg(node.file, fn)
+        try:
+            pdg = self.cache.pdg(node.file, fn)
+        except RecursionError:
+            return None
         calls: list[tuple[Edge, list[int]]] = []
         for e in self.view.out_edges(sym, CALL_KINDS):
             if e.file != node.file:
@@ -265,10 +266,16 @@ def pdg_impact(
         "truncated_by": [],
         "note": NOTE.format(hops=hops),
     }
-    scope: ScopeNode | None = None
+    scope: Any = None
     scope_name: str | None = None
     pf = cache.file(path)
     if target is not None and pf is not None:
+        if target.kind == NodeKind.CLASS and pf.bodyless_type(target.start_line, _leaf(target)):
+            out["reason"] = "no-body"
+            out["message"] = (f"{path}:{target.start_line}: {target.id} is an interface or "
+                              "a class of abstract members only; nothing in it executes, so "
+                              "there is no dependence to slice")
+            return out
         if target.kind not in FUNC_KINDS:
             out["reason"] = "not-a-function"
             out["message"] = (f"{target.id} is a {target.kind.value}; the PDG mode slices "
@@ -293,10 +300,15 @@ def pdg_impact(
             return out
         scope_name, scope = target.qualname, fn
         # a line inside a nested def belongs to the nested function
-        nested = _innermost_nested(fn, line)
+        nested = pf.innermost_nested(fn, line)
         if nested is not None:
-            scope_name, scope = f"{target.qualname}.<locals>.{nested.name}", nested
-    local = local_slice(cache, path, line, direction, scope, scope_name)
+            scope_name, scope = f"{target.qualname}.<locals>.{nested[0]}", nested[1]
+    try:
+        local = local_slice(cache, path, line, direction, scope, scope_name)
+    except RecursionError:  # parsed, but too deep for the graph's walks
+        out["reason"] = "too-deep"
+        out["message"] = f"{path}: {TOO_DEEP}"
+        return out
     out["criterion"]["statements"] = [s.as_dict() for s in local.criterion]
     out["criterion"]["scope"] = local.scope
     out["pdg_edges"] = dict(sorted(local.edge_counts.items()))
@@ -312,23 +324,20 @@ def pdg_impact(
                "changed since the last index)")
         out["note"] += f" ({why}: inter-procedural parts skipped)"
         return out
-    _interprocedural(view, cache, target, local, direction, hops, out)
+    try:
+        _interprocedural(view, cache, target, local, direction, hops, out)
+    except RecursionError:  # a function on the way is too deep: what was found stays
+        out["truncated"] = True
+        out["truncated_by"] = sorted({*out["truncated_by"], "nesting"})
+        out["note"] += f" (a function on the way: {TOO_DEEP}; inter-procedural parts cut)"
     return out
+
+
+TOO_DEEP = "expressions nested too deeply to analyze"
 
 
 def _leaf(node: Node) -> str:
     return node.qualname.rsplit(".", 1)[-1].split("::")[-1].split("[")[0]
-
-
-def _innermost_nested(fn: FunctionNode, line: int) -> FunctionNode | None:
-    """The innermost function nested in ``fn`` whose body covers ``line``."""
-    best: FunctionNode | None = None
-    for n in ast.walk(fn):
-        if n is not fn and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) \
-                and n.body and n.body[0].lineno <= line <= (n.end_lineno or n.lineno) \
-                and (best is None or n.lineno >= best.lineno):
-            best = n
-    return best
 
 
 def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: LocalSlice,
@@ -342,7 +351,7 @@ def _interprocedural(view: GraphView, cache: SourceCache, target: Node, local: L
         pf = cache.file(local.file)
         assert pf is not None
         scope = local.pdg.cfg.scope
-        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        if not pf.is_function(scope):
             return
         root = _Fn(target, pf, scope, local.pdg, [])
     visited: set[tuple[str, str]] = {(target.id, "criterion")}

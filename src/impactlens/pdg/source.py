@@ -16,11 +16,19 @@ import ast
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from impactlens.fileio import outside_root, read_source
 from impactlens.index.frontend import language_of
 from impactlens.pdg.cfg import FunctionNode, ScopeNode
-from impactlens.pdg.graph import FunctionPDG, function_nodes
+from impactlens.pdg.graph import (
+    FunctionPDG,
+    function_nodes,
+    innermost_scope,
+    is_abstract,
+    is_bodyless,
+)
+from impactlens.pdg.typescript.source import TsParsedFile
 
 
 @dataclass(eq=False)
@@ -44,6 +52,8 @@ class ParsedFile:
             except (SyntaxError, ValueError) as exc:
                 line = getattr(exc, "lineno", None)
                 self.error = f"syntax error at line {line}: {exc}"
+            except (RecursionError, MemoryError):  # what the indexer records as unparsable
+                self.error = "expressions nested too deeply to parse"
         return self._tree
 
     @property
@@ -94,6 +104,52 @@ class ParsedFile:
         return hit[1] if hit is not None and hit[1].name == name else None
 
 
+    # --- the scope operations slicing uses (shared with TsParsedFile) ------------
+    def innermost_scope(self, line: int) -> tuple[str, ScopeNode]:
+        tree = self.tree
+        assert tree is not None
+        return innermost_scope(tree, line)
+
+    @staticmethod
+    def innermost_nested(fn: FunctionNode, line: int) -> tuple[str, FunctionNode] | None:
+        """The innermost function nested in ``fn`` whose body covers ``line``."""
+        best: FunctionNode | None = None
+        for n in ast.walk(fn):
+            if n is not fn and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) \
+                    and n.body and n.body[0].lineno <= line <= (n.end_lineno or n.lineno) \
+                    and (best is None or n.lineno >= best.lineno):
+                best = n
+        return (best.name, best) if best is not None else None
+
+    @staticmethod
+    def is_function(scope: Any) -> bool:
+        return isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef)
+
+    @staticmethod
+    def is_bodyless(scope: FunctionNode) -> bool:
+        return is_bodyless(scope) or (is_abstract(scope) and is_bodyless(scope))
+
+    @staticmethod
+    def scope_line(scope: ScopeNode) -> int:
+        return int(getattr(scope, "lineno", 0))
+
+    @staticmethod
+    def scope_key(scope: ScopeNode) -> tuple[int, int]:
+        return getattr(scope, "lineno", 0), getattr(scope, "col_offset", 0)
+
+    def build_pdg(self, scope: ScopeNode) -> FunctionPDG:
+        return FunctionPDG.build(scope, self.lines)
+
+    @staticmethod
+    def bodyless_type(start_line: int, name: str) -> bool:
+        """A Python class always has a body (a Protocol's methods are judged one by one)."""
+        return False
+
+
+#: a parsed source file of either frontend
+AnyParsedFile = ParsedFile | TsParsedFile
+
+
 def _size(p: Path) -> int:
     try:
         return p.stat().st_size
@@ -101,9 +157,9 @@ def _size(p: Path) -> int:
         return 0
 
 
-# the languages whose functions the statement-level graph is built for (the CFG and
-# def-use of this package read Python's ast); other frontends' files are refused by name
-STATEMENT_LANGUAGES = frozenset({"python"})
+# the languages whose functions the statement-level graph is built for (Python's ast,
+# and tree-sitter for TypeScript/JavaScript); other frontends' files are refused by name
+STATEMENT_LANGUAGES = frozenset({"python", "typescript", "javascript"})
 
 
 class SourceCache:
@@ -115,20 +171,21 @@ class SourceCache:
         self._overrides = dict(overrides or {})
         self.max_bytes = max_bytes  # a bigger file is not read (the index's size cap)
         self.refused: dict[str, tuple[str, str]] = {}  # path → (reason, why) it was not read
-        self._files: dict[str, ParsedFile | None] = {}
+        self._files: dict[str, AnyParsedFile | None] = {}
         self._pdgs: dict[tuple[str, int, int], FunctionPDG] = {}
         self.pdg_builds = 0
 
-    def file(self, path: str) -> ParsedFile | None:
+    def file(self, path: str) -> AnyParsedFile | None:
         if path not in self._files:
             self._files[path] = self._load(path)
         return self._files[path]
 
-    def _load(self, path: str) -> ParsedFile | None:
+    def _load(self, path: str) -> AnyParsedFile | None:
         language = language_of(path)
         if language and language not in STATEMENT_LANGUAGES:
             self.refused[path] = ("unsupported-language", (
-                f"{path}: statement-level impact reads Python files; {language} files get "
+                f"{path}: statement-level impact reads Python, TypeScript and "
+                f"JavaScript files; {language} files get "
                 "the call-graph impact (`impactlens impact` without --mode pdg)"))
             return None
         text = self._overrides.get(path)
@@ -144,14 +201,17 @@ class SourceCache:
             text = read_source(p)
             if text is None:
                 return None
+        if language in ("typescript", "javascript"):
+            return TsParsedFile(path, text, text.splitlines())
         return ParsedFile(path, text, text.splitlines())
 
-    def pdg(self, path: str, scope: ScopeNode) -> FunctionPDG:
-        key = (path, getattr(scope, "lineno", 0), getattr(scope, "col_offset", 0))
+    def pdg(self, path: str, scope: Any) -> FunctionPDG:
+        pf = self.file(path)
+        assert pf is not None
+        key = (path, *pf.scope_key(scope))
         pdg = self._pdgs.get(key)
         if pdg is None:
-            pf = self.file(path)
-            pdg = FunctionPDG.build(scope, pf.lines if pf else None)
+            pdg = pf.build_pdg(scope)
             self._pdgs[key] = pdg
             self.pdg_builds += 1
         return pdg

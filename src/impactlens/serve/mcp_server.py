@@ -142,6 +142,7 @@ class AnalyzeOutput(TypedDict):
     tests: TestsOut
     dag: DagOut
     unanalyzable: list[dict[str, Any]]
+    not_analyzed: NotRequired[list[dict[str, Any]]]  # edited files left out, and why
     co_change: dict[str, Any]
     note: str
     omitted: dict[str, int]  # per section, what this answer leaves out
@@ -217,6 +218,7 @@ class ReindexOutput(TypedDict):
     seconds: float
     full: bool
     failures: list[list[str]]
+    skipped: list[list[str]]  # [path, why] of what was left out of the index altogether
 
 
 # --------------------------------------------------------------- inputs
@@ -393,7 +395,8 @@ def _output(change: Any, data: dict[str, Any], *, detail: bool,
         "seed": data["seed"], "changes": data["changes"], "triage": data["triage"],
         "batches": data["batches"], "validate": data["obligations"]["validate"],
         "tests": data["tests"], "dag": data["dag"], "unanalyzable": data["unanalyzable"],
-        "co_change": data["co_change"], "note": data["tests_note"],
+        "not_analyzed": data["not_analyzed"], "co_change": data["co_change"],
+        "note": data["tests_note"],
         "omitted": data["omitted"], "complete": data["complete"], "next_cursor": next_cursor,
     }
     if detail:
@@ -752,8 +755,9 @@ def build_server(root: str | Path, settings: Settings | None = None) -> Any:
     ) -> Annotated[CallToolResult, ReindexOutput]:
         def work() -> CallToolResult:
             out = cast(ReindexOutput, backend.project.index(full=full).as_json())
+            left_out = "".join(f"; skipped {p}: {why}" for p, why in out["skipped"])
             return _reply(out, f"indexed {out['files']} files ({out['parsed']} parsed): "
-                               f"{out['symbols']} symbols, {out['edges']} edges")
+                               f"{out['symbols']} symbols, {out['edges']} edges{left_out}")
         return await backend.call(work, refresh=False)
 
     server._impactlens_backend = backend  # type: ignore[attr-defined]

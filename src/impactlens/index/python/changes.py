@@ -16,7 +16,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from impactlens.errors import BadInputError
+from impactlens.errors import UnparsableError
 from impactlens.model import AtomicChange, BodyDelta, ChangeType, Params
 from impactlens.settings import DEFAULT, Settings
 
@@ -52,15 +52,13 @@ def _parse(src: str, path: str, which: str) -> ast.Module:
     try:
         return ast.parse(src, filename=path)
     except SyntaxError as exc:
-        line = exc.lineno or 0
-        raise BadInputError(
-            f"{path}:{line}: syntax error in the {which} version: {exc.msg}"
-        ) from None
+        raise UnparsableError(path, exc.lineno or 0,
+                              f"syntax error in the {which} version: {exc.msg}") from None
     except ValueError as exc:  # e.g. source with NUL bytes
-        raise BadInputError(f"{path}:0: cannot parse the {which} version: {exc}") from None
+        raise UnparsableError(path, 0, f"cannot parse the {which} version: {exc}") from None
     except (RecursionError, MemoryError):  # what the indexer records as unparsable too
-        raise BadInputError(f"{path}:0: the {which} version nests expressions too deeply to "
-                            "analyze") from None
+        raise UnparsableError(path, 0, f"the {which} version nests expressions too deeply "
+                              "to analyze") from None
 
 
 def _start(node: ast.AST) -> int:

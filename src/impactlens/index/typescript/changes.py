@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from impactlens.errors import BadInputError
+from impactlens.errors import UnparsableError
 from impactlens.index.typescript.facts import (
     CLASS,
     ENUM,
@@ -57,16 +57,59 @@ def params(d: Def) -> Params | None:
             break
         n_opt += 1
     names = tuple(p.name for p in pos)
+    props = _props(pos)
     if d.qual.rpartition(".")[2] == "constructor":
         return Params(posonly=("this", *names), n_defaults=n_opt, vararg=rest,
-                      binding="method")
-    return Params(posonly=names, n_defaults=n_opt, vararg=rest, binding="function")
+                      binding="method", props=props)
+    return Params(posonly=names, n_defaults=n_opt, vararg=rest, binding="function",
+                  props=props)
+
+
+def _props(pos: Sequence[Param]) -> tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...]:
+    """Object-destructured parameters whose inline type says which properties an object
+    literal passed there must have and may have."""
+    out = []
+    for i, p in enumerate(pos):
+        if not p.keys or not p.props:
+            continue
+        required = tuple(n for n, optional in p.props if not optional)
+        known = () if any(n == "*" for n, _ in p.props) else tuple(n for n, _ in p.props)
+        out.append((i, required, known))
+    return tuple(out)
+
+
+def callable_params(sigs: Sequence[Def]) -> Params | None:
+    """One parameter list for a function with overloads, binding a call when some overload
+    accepts its argument count: the fewest required, the most accepted, a rest parameter
+    if any has one. Positions carry no names (overloads name them differently), so no
+    call is taken to have moved between parameters."""
+    lists = [p for p in (params(d) for d in sigs) if p is not None]
+    if not lists:
+        return None
+    if len(lists) == 1:
+        return lists[0]
+    most = max(len(p.positional) for p in lists)
+    fewest = min(len(p.positional) - p.n_defaults for p in lists)
+    rest = next((p.vararg for p in lists if p.vararg is not None), None)
+    return Params(posonly=tuple(f"#{i}" for i in range(most)), n_defaults=most - fewest,
+                  vararg=rest, binding=lists[0].binding)
+
+
+def _callable(defs: Sequence[Def]) -> list[Def]:
+    """The signatures a caller binds against: the overloads when there are any (the
+    implementation's own list is not callable then), else the definition itself."""
+    sigs = [d for d in defs if d.accessor == "overload"]
+    return sigs or list(defs)
 
 
 def _facts(text: str, path: str, which: str) -> TsFacts:
-    facts = extract(path, text.encode("utf-8", "surrogateescape"), "", False)
+    try:
+        facts = extract(path, text.encode("utf-8", "surrogateescape"), "", False)
+    except RecursionError:
+        raise UnparsableError(path, 0, f"the {which} version nests too deeply to "
+                              "analyze") from None
     if facts.errors:
-        raise BadInputError(f"{path}:{facts.errors[0]}: syntax error in the {which} version")
+        raise UnparsableError(path, facts.errors[0], f"syntax error in the {which} version")
     return facts
 
 
@@ -150,6 +193,13 @@ def _diff(b: TsFacts, a: TsFacts, before: str, after: str, qual: Any, path: str
     out: list[AtomicChange] = []
     bk, ak = _keyed(b), _keyed(a)
     b_exp, a_exp = _exported(b), _exported(a)
+    grouped = _overloaded(bk) | _overloaded(ak)
+    for q in sorted(grouped):
+        got = _compare_overloads(q, bk, ak, before, after, qual, path)
+        if got is not None:
+            out.append(got)
+    bk = {k: d for k, d in bk.items() if k[0] not in grouped}
+    ak = {k: d for k, d in ak.items() if k[0] not in grouped}
     for key, d in bk.items():
         if key not in ak:
             if d.parent and (d.parent, 0) not in ak:
@@ -174,6 +224,44 @@ def _diff(b: TsFacts, a: TsFacts, before: str, after: str, qual: Any, path: str
         out.append(AtomicChange(ChangeType.METHOD_BODY, qual(""), path, (1, max(a.lines, 1)),
                                 kind="module", what="module-level statements changed"))
     return out
+
+
+def _overloaded(defs: dict[tuple[str, int], Def]) -> set[str]:
+    """Functions and methods declared more than once (overload signatures)."""
+    return {q for q, n in defs if n == 1 and defs[(q, 0)].kind in (FUNCTION, METHOD)}
+
+
+def _compare_overloads(q: str, bk: dict[tuple[str, int], Def], ak: dict[tuple[str, int], Def],
+                       before: str, after: str, qual: Any, path: str) -> AtomicChange | None:
+    """An overloaded function as one change: its callable signatures (``callable_params``)
+    or, when those are the same, its implementation's body. Added or removed as a whole
+    falls to the per-definition comparison."""
+    old = [d for (k, _n), d in sorted(bk.items()) if k == q]
+    new = [d for (k, _n), d in sorted(ak.items()) if k == q]
+    if not old or not new:
+        gone = old and not new
+        d = (old or new)[0]
+        if d.parent and (d.parent, 0) not in (ak if gone else bk):
+            return None  # inside an added or removed definition: that one is the change
+        return (_deleted(d, qual, path, "removed") if gone else AtomicChange(
+            ChangeType.ADD, qual(q), path, (d.line, new[-1].end), after_sig=d.signature,
+            kind=_KIND_WORD[d.kind], what=f"added {_KIND_WORD[d.kind]} {q}"))
+    kind = _KIND_WORD[new[0].kind]
+    rng = (new[0].line, new[-1].end)
+    bp, ap = callable_params(_callable(old)), callable_params(_callable(new))
+    heads = [(d.signature, d.params) for d in _callable(old)]
+    if heads != [(d.signature, d.params) for d in _callable(new)]:
+        ctype = (ChangeType.CONSTRUCTOR if q.rpartition(".")[2] == "constructor"
+                 else ChangeType.METHOD_SIGNATURE)
+        return AtomicChange(ctype, qual(q), path, rng, old[0].signature, new[0].signature,
+                            kind=kind, what=f"overloads changed ({len(_callable(old))} -> "
+                                            f"{len(_callable(new))} signatures)",
+                            before_params=bp, after_params=ap)
+    if [_body_text(before, d) for d in old] == [_body_text(after, d) for d in new]:
+        return None
+    return AtomicChange(ChangeType.METHOD_BODY, qual(q), path, rng, old[0].signature,
+                        new[0].signature, kind=kind, what="body changed",
+                        before_params=bp, after_params=ap)
 
 
 def _ctor_params(cls: Def, defs: dict[tuple[str, int], Def]) -> Params | None:

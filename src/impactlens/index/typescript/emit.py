@@ -21,6 +21,10 @@ from impactlens.model import (
     UnresolvedSite,
 )
 
+# builtin methods handed a function they store or compare, never call
+_STORES = frozenset({"push", "unshift", "splice", "concat", "includes", "indexOf",
+                     "lastIndexOf", "add", "set", "has", "delete", "fill"})
+
 
 class Emitter:
     def __init__(self, r: Resolver) -> None:
@@ -142,8 +146,19 @@ class Emitter:
         for s in self.f.sites:
             if s.kind == "ref":
                 self._ref(s)
+            elif s.kind == "get":
+                self._get(s)
             else:
                 self._call(s)
+
+    def _get(self, s: Any) -> None:
+        """A property read or assignment that runs a getter or setter: a call of it."""
+        src = self._src(s.scope)
+        for sym, res in self.r.accessors(self.cx, s.target, s.scope):
+            dst = self.r.sym_id(sym)
+            if dst != src:
+                self.edges.add(Edge(src, dst, EdgeKind.CALL, self.f.path, s.line, res))
+                self._note(s.scope, dst, res, s.line)
 
     def _ref(self, s: Any) -> None:
         sym = self.r.value(self.cx, s.target, s.scope)
@@ -166,6 +181,8 @@ class Emitter:
         targets, _reason, _name = call_targets(self.r, self.cx, s.callee, s.scope)
         repo = [t for t, _ in targets if t[0] == "def"
                 and self.r.kind_of(t) in (FUNCTION, METHOD)]
+        if not repo and s.callee[0] == "m" and s.callee[2] in _STORES:
+            return  # `handlers.push(f)` keeps the function for later: not a call of it
         if not repo:
             self.edges.add(Edge(src, dst, EdgeKind.CALL, self.f.path, s.line,
                                 Resolution.INFERRED))
@@ -191,17 +208,18 @@ class Emitter:
             dst = r.sym_id(sym)
             if s.kind in ("new", "jsx") and kind == CLASS:
                 self.edges.add(Edge(src, dst, EdgeKind.INSTANTIATE, f.path, s.line, res,
-                                    detail(s.nargs, s.spread) if s.kind == "new" else ""))
+                                    detail(s.nargs, s.spread, keys=s.keys)
+                                    if s.kind == "new" else ""))
                 self._note(s.scope, dst, res, s.line)
                 ctor = r.find_member(sym, "constructor")
                 if ctor is not None and s.kind == "new":
                     self.edges.add(Edge(src, r.sym_id(ctor), EdgeKind.CALL, f.path, s.line, res,
-                                        detail(s.nargs, s.spread, bound=True)))
+                                        detail(s.nargs, s.spread, True, s.keys)))
                     self._note(s.scope, r.sym_id(ctor), res, s.line)
                 continue
             if kind not in (FUNCTION, METHOD, CLASS, FIELD):
                 continue
-            site = "" if s.kind == "jsx" else detail(s.nargs, s.spread)
+            site = "" if s.kind == "jsx" else detail(s.nargs, s.spread, keys=s.keys)
             self.edges.add(Edge(src, dst, EdgeKind.CALL, f.path, s.line, res, site))
             self._note(s.scope, dst, res, s.line)
 

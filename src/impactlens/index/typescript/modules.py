@@ -1,10 +1,10 @@
 """Module names of TypeScript/JavaScript files, and module specifier → file resolution.
 
 A file's module name is its path without the extension (``src/util/math``); a
-``package.json`` is ``package:<its directory's name>`` (how a workspace package is found
-from a bare specifier, checked against the name it declares); a ``tsconfig.json`` is its
-path. Resolution asks the lookup for module names and paths only, so every candidate
-tried is recorded as consulted and a file appearing there later re-resolves the importer.
+``package.json`` is ``package:<its directory's name>``; a ``tsconfig.json`` is its path.
+Resolution asks the lookup for module names, paths and the package a name is declared by
+(the index's table of names), so every candidate tried is recorded as consulted and a file
+appearing there later re-resolves the importer.
 
 Specifiers: relative (``./x``, ``../x``; with extension — ``./x.js`` written for
 ``x.ts`` too — or without, then ``x.d``, ``x/index``), ``tsconfig.json`` ``paths`` and
@@ -236,10 +236,24 @@ def package_name(spec: str) -> tuple[str, str]:
     return "/".join(parts[:n]), "/".join(parts[n:])
 
 
+def _package(lookup: Any, name: str) -> Any:
+    """The package.json declaring the package ``name``: found by that name in the index's
+    table of names (npm, yarn and pnpm workspaces alike, whatever the directory is called);
+    by its directory's name where a lookup has no such table."""
+    if hasattr(lookup, "named"):
+        for path, _ in lookup.named("package", name):
+            got = lookup.path(path)
+            if isinstance(got_facts(got), ConfigFacts) and got.name == name:
+                return got
+        return None
+    pkg = lookup.module("package:" + name.rpartition("/")[2])
+    return pkg if isinstance(got_facts(pkg), ConfigFacts) and pkg.name == name else None
+
+
 def _workspace_file(lookup: Any, spec: str) -> TsFacts | None:
     name, sub = package_name(spec)
-    pkg = lookup.module("package:" + name.rpartition("/")[2])
-    if not isinstance(got_facts(pkg), ConfigFacts) or pkg.name != name:
+    pkg = _package(lookup, name)
+    if pkg is None:
         return None
     d = posixpath.dirname(pkg.path)
     if sub:

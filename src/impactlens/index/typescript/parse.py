@@ -23,12 +23,23 @@ from impactlens.index.typescript.facts import (
     VARIABLE,
     Def,
     Import,
-    Param,
     ReExport,
     Ref,
     Site,
     Test,
     TsFacts,
+)
+from impactlens.index.typescript.nodes import (
+    base_type,
+    literal_ref,
+    object_args,
+    params_of,
+    ref_of,
+    short,
+    signature_of,
+    string_value,
+    text,
+    type_name,
 )
 
 TS_SUFFIXES = (".ts", ".mts", ".cts")
@@ -46,6 +57,11 @@ _NO_SITES = frozenset({"type_annotation", "type_arguments", "type_parameters", "
                        "undefined", "this", "shorthand_property_identifier", "statement_identifier",
                        "jsx_text", "escape_sequence", "string_fragment", "hash_bang_line"})
 _MAX_DEPTH = 400  # deeper trees (generated code) stop being walked, not crash the worker
+# array methods that store the functions handed to them, and those that call a callback
+# with each element
+_ADDS = frozenset({"push", "unshift"})
+_ITERATES = frozenset({"forEach", "map", "filter", "some", "every", "find", "findIndex",
+                       "flatMap", "reduce"})
 
 
 @cache
@@ -69,153 +85,6 @@ def parser_for(path: str) -> Any:
 
 def parse_tree(path: str, data: bytes) -> Any:
     return parser_for(path).parse(data)
-
-
-def text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
-def short(s: str, limit: int = 200) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
-
-
-def string_value(node: Any) -> str | None:
-    """The value of a string literal (or a template string without substitutions)."""
-    if node is None:
-        return None
-    if node.type == "string":
-        return "".join(text(c) for c in node.children if c.type == "string_fragment")
-    if node.type == "template_string" and not any(
-            c.type == "template_substitution" for c in node.children):
-        return text(node)[1:-1]
-    return None
-
-
-def ref_of(node: Any) -> Ref:
-    """The expression as a resolver evaluates it (see :mod:`facts`)."""
-    t = node.type
-    if t == "identifier" or t == "property_identifier" or t == "type_identifier":
-        return ("n", text(node))
-    if t == "this":
-        return ("this",)
-    if t == "super":
-        return ("super",)
-    if t == "member_expression":
-        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-        if obj is None or prop is None:
-            return ("?", "computed")
-        return ("m", ref_of(obj), text(prop))
-    if t == "subscript_expression":
-        key = string_value(node.child_by_field_name("index"))
-        obj = node.child_by_field_name("object")
-        if key is None or obj is None:
-            return ("?", "computed")
-        return ("m", ref_of(obj), key)
-    if t == "call_expression":
-        fn = node.child_by_field_name("function")
-        return ("call", ref_of(fn)) if fn is not None else ("?", t)
-    if t == "new_expression":
-        ctor = node.child_by_field_name("constructor")
-        return ("new", ref_of(ctor)) if ctor is not None else ("?", t)
-    if t in ("parenthesized_expression", "non_null_expression", "await_expression",
-             "as_expression", "satisfies_expression", "type_assertion"):
-        inner = next((c for c in node.named_children
-                      if c.type not in ("type_arguments", "type_annotation")), None)
-        return ref_of(inner) if inner is not None else ("?", t)
-    if t in ("nested_identifier", "nested_type_identifier", "member_expression"):
-        parts = text(node).split(".")
-        out: Ref = ("n", parts[0])
-        for p in parts[1:]:
-            out = ("m", out, p)
-        return out
-    return ("?", t)
-
-
-def type_name(node: Any) -> str:
-    """The class-like name a type annotation names (``Gateway``, ``ns.Gateway``), or ""
-    for anything else (unions, literals, function types)."""
-    if node is None:
-        return ""
-    if node.type == "type_annotation":
-        inner = node.named_children
-        return type_name(inner[0]) if inner else ""
-    if node.type in ("type_identifier", "identifier", "this_type"):
-        return text(node)
-    if node.type == "nested_type_identifier":
-        return text(node)
-    if node.type == "generic_type":
-        return type_name(node.child_by_field_name("name") or node.named_children[0])
-    return ""
-
-
-def params_of(node: Any) -> tuple[Param, ...]:
-    """The parameters of a function-like node (``formal_parameters`` or one identifier)."""
-    ps = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
-    if ps is None:
-        return ()
-    if ps.type == "identifier":  # `x => ...`
-        return (Param(text(ps)),)
-    out = []
-    for c in ps.named_children:
-        out.append(_param(c))
-    return tuple(p for p in out if p is not None)
-
-
-def _param(c: Any) -> Param | None:
-    t = c.type
-    if t in ("required_parameter", "optional_parameter"):
-        pat = c.child_by_field_name("pattern")
-        value = c.child_by_field_name("value")
-        ann = c.child_by_field_name("type")
-        rest = pat is not None and pat.type == "rest_pattern"
-        name = _pattern_name(pat)
-        prop = any(x.type in ("accessibility_modifier", "override_modifier")
-                   or text(x) == "readonly" for x in c.children)
-        return Param(name, t == "optional_parameter" or value is not None, rest,
-                     type_name(ann), prop, _keys(pat))
-    if t == "identifier":
-        return Param(text(c))
-    if t == "assignment_pattern":
-        left = c.child_by_field_name("left")
-        return Param(_pattern_name(left), True, False, "", False, _keys(left))
-    if t == "rest_pattern":
-        return Param(_pattern_name(c), False, True)
-    if t in ("object_pattern", "array_pattern"):
-        return Param(short(text(c), 60), False, False, "", False, _keys(c))
-    return None  # comments, `this` parameters are not passed
-
-
-def _pattern_name(pat: Any) -> str:
-    if pat is None:
-        return ""
-    if pat.type == "rest_pattern":
-        inner = pat.named_children
-        return _pattern_name(inner[0]) if inner else "rest"
-    return short(text(pat), 60)
-
-
-def _keys(pat: Any) -> tuple[str, ...]:
-    if pat is None or pat.type != "object_pattern":
-        return ()
-    out = []
-    for c in pat.named_children:
-        if c.type == "shorthand_property_identifier_pattern":
-            out.append(text(c))
-        elif c.type in ("pair_pattern", "object_assignment_pattern"):
-            k = c.child_by_field_name("key") or c.child_by_field_name("left")
-            if k is not None:
-                out.append(text(k))
-    return tuple(out)
-
-
-def signature_of(node: Any) -> str:
-    """The definition's header as written, up to its body, on one line."""
-    body = node.child_by_field_name("body")
-    src = node.text
-    if body is not None:
-        src = src[: body.start_byte - node.start_byte]
-    return short(src.decode("utf-8", "replace").rstrip().rstrip("{").rstrip(), 240)
 
 
 def _errors(root: Any) -> tuple[int, ...]:
@@ -248,6 +117,7 @@ def extract(path: str, data: bytes, module: str, is_test: bool) -> TsFacts:
                    imports=tuple(w.imports), exports=tuple(sorted(set(w.exports))),
                    reexports=tuple(w.reexports), sites=tuple(w.sites),
                    locals=tuple(sorted(set(w.locals))), tests=tuple(w.finish_tests()),
+                   aliases=tuple(w.aliases), added=tuple(w.added),
                    lines=data.count(b"\n") + 1, errors=errors)
 
 
@@ -269,6 +139,9 @@ class _Walker:
         self.reexports: list[ReExport] = []
         self.sites: list[Site] = []
         self.locals: list[tuple[str, str, str]] = []
+        self.aliases: list[tuple[str, str, Ref]] = []
+        self.added: list[tuple[str, Ref]] = []
+        self._reads: set[tuple[str, Ref]] = set()
         self._tests: list[tuple[tuple[str, ...], int, int, tuple[_Frame, ...]]] = []
         self._frames: list[_Frame] = []
         self._root_hooks: list[str] = []
@@ -305,6 +178,10 @@ class _Walker:
                 self.new(n, scope)
             elif t in ("jsx_opening_element", "jsx_self_closing_element"):
                 self.jsx(n, scope)
+            elif t == "member_expression":
+                self.read(n, scope)
+            elif t == "for_in_statement":
+                self.loop(n, scope)
             elif t in _CLASS_DECLS and n is not node:
                 name = n.child_by_field_name("name")
                 self.klass(n, scope, (), d, False, text(name) if name else "")
@@ -334,6 +211,7 @@ class _Walker:
         qual = self._qual(prefix, name)
         self._add(Def(qual, FUNCTION, node.start_point[0] + 1, node.end_point[0] + 1,
                       signature_of(node), params_of(node), ".".join(prefix), exported,
+                      accessor="overload" if node.type == "function_signature" else "",
                       returns=type_name(node.child_by_field_name("return_type"))),
                   exported and not scope)
         self._params_locals(node, qual)
@@ -361,12 +239,13 @@ class _Walker:
                             extends.append(ref_of(v))
                             self.expr(v, scope, depth)
                     elif h.type == "implements_clause":
-                        implements.extend(ref_of(_base_type(x)) for x in h.named_children)
+                        implements.extend(ref_of(base_type(x)) for x in h.named_children)
                     elif h.type not in ("comment",):  # JS grammar: `extends X` directly
                         extends.append(ref_of(h))
+        abstract = "abstract" if node.type == "abstract_class_declaration" else ""
         self._add(Def(qual, CLASS, node.start_point[0] + 1, node.end_point[0] + 1,
                       signature_of(node), None, ".".join(prefix), exported,
-                      tuple(extends), tuple(implements)), exported and not scope)
+                      tuple(extends), tuple(implements), abstract), exported and not scope)
         body = node.child_by_field_name("body")
         for m in body.named_children if body is not None else ():
             self.member(m, qual, depth + 1)
@@ -376,13 +255,17 @@ class _Walker:
         line, end = m.start_point[0] + 1, m.end_point[0] + 1
         if t in ("method_definition", "method_signature", "abstract_method_signature"):
             name = text(m.child_by_field_name("name"))
-            accessor = next((text(c) for c in m.children if text(c) in ("get", "set")), "")
+            accessor = next((c.type for c in m.children if c.type in ("get", "set")), "")
             static = any(c.type == "static" or text(c) == "static" for c in m.children)
             qual = f"{cls}.{name}"
             params = params_of(m)
             abstract = m.child_by_field_name("body") is None and t != "method_signature"
+            # a bodiless signature in a class (not an interface): an overload
+            overload = t == "method_signature" and m.parent is not None \
+                and m.parent.type == "class_body"
             self.defs.append(Def(qual, METHOD, line, end, signature_of(m), params, cls,
-                                 accessor=accessor or ("static" if static else "")
+                                 accessor=accessor or ("overload" if overload else "")
+                                 or ("static" if static else "")
                                  or ("abstract" if abstract else ""),
                                  returns=type_name(m.child_by_field_name("return_type"))))
             if name == "constructor":
@@ -411,7 +294,7 @@ class _Walker:
             if not typ and value is not None and value.type == "new_expression":
                 typ = text(value.child_by_field_name("constructor"))
             self.defs.append(Def(qual, FIELD, line, end, short(text(m), 160), None, cls,
-                                 type=typ))
+                                 type=typ, value=literal_ref(value)))
             if value is not None:
                 self.expr(value, cls, depth)
         elif t == "class_static_block":
@@ -453,7 +336,8 @@ class _Walker:
                 qual = self._qual(prefix, name)
                 self._add(Def(qual, VARIABLE, d.start_point[0] + 1, d.end_point[0] + 1,
                               short(text(d), 160), None, ".".join(prefix), exported,
-                              type=typ, value=ref_of(value) if value is not None else None),
+                              type=typ, value=(literal_ref(value) or ref_of(value))
+                              if value is not None else None),
                           exported)
             if value is not None:
                 self.expr(value, scope, depth)
@@ -527,6 +411,10 @@ class _Walker:
                 self.exports.append(("default", text(value)))
                 self.sites.append(Site(scope, line, "ref", ("n", text(value)), text="export"))
             else:
+                held = literal_ref(value) if not scope else None
+                if held is not None:  # `export default { start, stop }`
+                    self._add(Def("default", VARIABLE, line, value.end_point[0] + 1,
+                                  short(text(value), 160), None, "", True, value=held), True)
                 self.expr(value, scope, depth)
             return
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
@@ -611,7 +499,16 @@ class _Walker:
             return True
         if self._test_call(node, fn, args, scope, depth):
             return True
+        if fn.type == "super":  # the base class's constructor runs
+            argv = args.named_children if args is not None else []
+            self.sites.append(Site(scope, line, "new", ("super",),
+                                   sum(1 for a in argv if a.type not in ("spread_element",
+                                                                          "comment")),
+                                   any(a.type == "spread_element" for a in argv),
+                                   short(text(node), 80)))
+            return False
         target = ref_of(fn)
+        self._collection_call(target, args, scope)
         if target == ("n", "eval"):
             target = ("?", "eval")
         argv = args.named_children if args is not None else []
@@ -620,7 +517,7 @@ class _Walker:
         if args is not None and args.type == "template_string":
             nargs = 1
         self.sites.append(Site(scope, line, "call", target, nargs, spread,
-                               short(text(node), 80)))
+                               short(text(node), 80), keys=object_args(argv)))
         for i, a in enumerate(argv):
             if a.type in ("identifier", "member_expression"):
                 self.sites.append(Site(scope, a.start_point[0] + 1, "ref", ref_of(a), i,
@@ -637,7 +534,43 @@ class _Walker:
                                sum(1 for a in argv if a.type not in ("spread_element",
                                                                       "comment")),
                                any(a.type == "spread_element" for a in argv),
-                               short(text(node), 80)))
+                               short(text(node), 80), keys=object_args(argv)))
+
+    def read(self, node: Any, scope: str) -> None:
+        """A property read or assignment (``o.p``, ``o.p = v``): it runs ``p``'s getter or
+        setter when ``p`` is an accessor. Not the callee of a call or of ``new``."""
+        parent = node.parent
+        if parent is not None and parent.type in ("call_expression", "new_expression") and (
+                parent.child_by_field_name("function") == node
+                or parent.child_by_field_name("constructor") == node):
+            return
+        key = (scope, ref_of(node))
+        if key[1][0] == "m" and key not in self._reads:
+            self._reads.add(key)
+            self.sites.append(Site(scope, node.start_point[0] + 1, "get", key[1]))
+
+    def loop(self, node: Any, scope: str) -> None:
+        """``for (const x of xs)``: ``x`` is an element of ``xs``."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier" and any(
+                c.type == "of" for c in node.children):
+            self.aliases.append((scope, text(left), ("elem", ref_of(right))))
+
+    def _collection_call(self, target: Ref, args: Any, scope: str) -> None:
+        """``xs.push(f)`` adds ``f`` to ``xs``; ``xs.forEach((x) => …)``: ``x`` is an element
+        of ``xs`` in the (anonymous, so the enclosing scope's) callback."""
+        if target[0] != "m" or args is None:
+            return
+        base, method = target[1], target[2]
+        argv = [a for a in args.named_children if a.type != "comment"]
+        if method in _ADDS and base[0] == "n":
+            for a in argv:
+                if a.type in ("identifier", "member_expression"):
+                    self.added.append((base[1], ref_of(a)))
+        elif method in _ITERATES and argv and argv[0].type in _FUNC_VALUES:
+            ps = params_of(argv[0])
+            if ps and not ps[0].keys and not ps[0].rest:
+                self.aliases.append((scope, ps[0].name, ("elem", base)))
 
     def jsx(self, node: Any, scope: str) -> None:
         name = node.child_by_field_name("name")
@@ -726,12 +659,6 @@ class _Walker:
             hooks = [*self._root_hooks, *(h for f in frames for h in f.hooks)]
             out.append(Test(titles, line, end, tuple(hooks)))
         return out
-
-
-def _base_type(node: Any) -> Any:
-    if node.type == "generic_type":
-        return node.child_by_field_name("name") or node.named_children[0]
-    return node
 
 
 def _dynamic_import_spec(node: Any) -> str | None:
@@ -827,7 +754,7 @@ def _interface_bases(n: Any) -> tuple[Ref, ...]:
     out: list[Ref] = []
     for c in n.children:
         if c.type == "extends_type_clause":
-            out.extend(ref_of(_base_type(x)) for x in c.named_children)
+            out.extend(ref_of(base_type(x)) for x in c.named_children)
     return tuple(out)
 
 

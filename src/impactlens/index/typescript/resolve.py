@@ -8,8 +8,9 @@ enclosing functions, the module's own definitions, then its imports (followed th
 ``export … from``, ``export *`` and barrels). Receivers are typed from evidence only:
 ``this``/``super`` (through ``extends``), constructor parameter properties, field
 annotations and initializers (``= new C()``), annotated parameters and locals, ``new C()``.
-An interface-typed receiver reaches every implementing class's method (ambiguous) — the
-only question that reads every file (consulted as ``*``).
+An interface-typed receiver reaches every implementing class's method (ambiguous) — which
+classes extend or implement a name is asked of the index's table of names
+(``FactsLookup.named``), not of every file.
 """
 
 from __future__ import annotations
@@ -89,6 +90,32 @@ class _Ctx:
         for name, local in facts.exports:
             self.exports.setdefault(name, local)
         self.locals = {(s, n): t for s, n, t in facts.locals}
+        self.aliases = {(s, n): r for s, n, r in facts.aliases}
+        self.added: dict[str, list[Ref]] = {}
+        for name, r in facts.added:
+            self.added.setdefault(name, []).append(r)
+        self._built: set[str] | None = None
+
+    def alias(self, name: str, scope: str) -> Ref | None:
+        """What a local bound to a collection's element stands for, innermost scope first."""
+        q = scope
+        while True:
+            got = self.aliases.get((q, name))
+            if got is not None or not q:
+                return got
+            q = q.rpartition(".")[0]
+
+    def named_here(self, qual: str) -> bool:
+        """Whether the file constructs, passes, aliases or exports the class ``qual`` (a
+        class it keeps to itself and never names so is never built)."""
+        if self._built is None:
+            named = {local for _, local in self.facts.exports}
+            named.update(s.target[1] for s in self.facts.sites
+                         if s.kind in ("new", "ref") and s.target[0] == "n")
+            named.update(d.value[1] for d in self.facts.defs
+                         if d.value is not None and d.value[0] == "n")
+            self._built = named
+        return qual in self._built
 
     def node_id(self, qual: str) -> str:
         return f"{self.module}.{qual}" if qual else self.module
@@ -107,6 +134,7 @@ class Resolver:
         self.me = _Ctx(facts, lookup)
         self._ctx: dict[str, _Ctx] = {facts.path: self.me}
         self._impl: dict[str, list[tuple[str, str]]] | None = None
+        self._subs: dict[tuple[str, str], list[Sym]] = {}
         self._specs: dict[tuple[str, str], Any] = {}
         self._shared: dict[str, Any] = lookup.shared() if hasattr(lookup, "shared") else {}
 
@@ -215,10 +243,61 @@ class Resolver:
             return self.find_member(sym, prop)
         if d.kind in (NAMESPACE, ENUM) and f"{d.qual}.{prop}" in cx.defs:
             return ("def", sym[1], f"{d.qual}.{prop}")
+        if d.kind in (VARIABLE, FIELD) and d.value is not None and d.value[0] in ("obj", "arr"):
+            return self.held(cx, d, prop, hops)
         if d.kind == VARIABLE and d.value is not None and hops < _MAX_HOPS:
             base = self.value(cx, d.value, d.parent, hops + 1)
             return self.member(base, prop, hops + 1) if base is not None else None
         return None
+
+    def held(self, cx: _Ctx, d: Def, prop: str, hops: int = 0) -> Sym | None:
+        """The function an object or array literal holds under ``prop``."""
+        assert d.value is not None
+        if d.value[0] == "obj":
+            ref = next((r for k, r in d.value[1] if k == prop), None)
+        else:
+            items = d.value[1]
+            ref = items[int(prop)] if prop.isdigit() and int(prop) < len(items) else None
+        return self.value(cx, ref, d.parent, hops + 1) if ref is not None else None
+
+    def holder(self, cx: _Ctx, ref: Ref, scope: str) -> tuple[_Ctx, Def] | None:
+        """The variable or field (of an instance) ``ref`` names, when it holds a literal
+        object or array of functions."""
+        if ref[0] == "m":
+            for c in self.instances(cx, ref[1], scope):
+                f = self.find_member(c, ref[2])
+                if f is not None:
+                    fcx = self.ctx(f[1])
+                    d = fcx.defs[f[2]]
+                    if d.kind == FIELD and d.value is not None:
+                        return fcx, d
+        sym = self.value(cx, ref, scope)
+        if sym is None or sym[0] != "def":
+            return None
+        hcx = self.ctx(sym[1])
+        held = hcx.defs.get(sym[2])
+        if held is not None and held.value is not None and held.value[0] in ("obj", "arr"):
+            return hcx, held
+        return None
+
+    def elements(self, cx: _Ctx, ref: Ref, scope: str) -> list[Sym]:
+        """The functions a collection holds: its literal's values and what is pushed onto
+        it in its own file."""
+        got = self.holder(cx, ref, scope)
+        if got is None:
+            return []
+        hcx, d = got
+        lit = d.value
+        assert lit is not None
+        refs = [r for _, r in lit[1]] if lit[0] == "obj" else list(lit[1])
+        if d.kind == VARIABLE and not d.parent:
+            refs += hcx.added.get(d.qual, [])
+        out = []
+        for r in refs:
+            sym = self.value(hcx, r, d.parent) if r[0] != "?" else None
+            if sym is not None and sym[0] == "def" and sym not in out:
+                out.append(sym)
+        return out
 
     def value(self, cx: _Ctx, ref: Ref, scope: str, hops: int = 0) -> Sym | None:
         """The symbol an expression names (not an instance: see :meth:`instances`)."""
@@ -278,23 +357,18 @@ class Resolver:
         return None
 
     def implementers(self, iface: Sym) -> list[Sym]:
-        """Every repository class implementing ``iface`` or extending one that does."""
-        if self._impl is None:
-            shared = self.lookup.shared() if hasattr(self.lookup, "shared") else {}
-            if "ts-implements" not in shared:
-                shared["ts-implements"] = self._implements_table()
-            else:
-                self.lookup.paths()  # the table read every file: so does this resolution
-            self._impl = shared["ts-implements"]
+        """Every repository class implementing ``iface`` or extending one that does: the
+        classes naming it in ``extends``/``implements`` (one indexed question per name),
+        kept when that reference resolves to it."""
         found: dict[tuple[str, str], Sym] = {}
         todo = [iface]
         while todo and len(found) < 256:
             base = todo.pop()
             name = base[2].rpartition(".")[2]
-            for path, qual in self._impl.get(name, ()):
+            for path, qual in self._naming(name):
                 if (path, qual) in found:
                     continue
-                facts = self.lookup.path(path, record=False)
+                facts = self.lookup.path(path)
                 if facts is None:
                     continue
                 cls: Sym = ("def", facts, qual)
@@ -303,6 +377,14 @@ class Resolver:
                     found[(path, qual)] = cls
                     todo.append(cls)
         return [found[k] for k in sorted(found)]
+
+    def _naming(self, name: str) -> list[tuple[str, str]]:
+        """(path, qual) of the classes whose ``extends``/``implements`` ends in ``name``."""
+        if hasattr(self.lookup, "named"):
+            return self.lookup.named("extends", name)  # type: ignore[no-any-return]
+        if self._impl is None:  # a lookup without the index's table: read every file
+            self._impl = self._implements_table()
+        return self._impl.get(name, [])
 
     def _implements_table(self) -> dict[str, list[tuple[str, str]]]:
         """Last name of each ``implements``/``extends`` reference → the classes naming it."""
@@ -358,10 +440,10 @@ class Resolver:
                     continue
                 fcx = self.ctx(f[1])
                 d = fcx.defs[f[2]]
-                if d.kind == FIELD:
-                    t = self.type_sym(fcx, d.type, d.parent)
-                    if t is not None:
-                        out.append(t)
+                typ = d.type if d.kind == FIELD else d.returns if d.accessor == "get" else ""
+                t = self.type_sym(fcx, typ, d.parent)
+                if t is not None:
+                    out.append(t)
             return out
         return []
 
@@ -393,6 +475,11 @@ class Resolver:
         return out
 
     def _name_instances(self, cx: _Ctx, name: str, scope: str, hops: int) -> list[Sym]:
+        held = cx.alias(name, scope)
+        if held is not None and held[0] == "elem" and held[1][0] == "n":
+            typ = self._local_type(cx, held[1][1], scope)  # `for (const s of shapes)`
+            got = self.type_sym(cx, typ[:-2], scope) if typ.endswith("[]") else None
+            return [got] if got is not None else []
         q = scope
         while True:
             t = cx.locals.get((q, name))
@@ -414,16 +501,40 @@ class Resolver:
                     return self.instances(vcx, d.value, d.parent, hops + 1)
         return []
 
-    def dispatch(self, cls: Sym, name: str, res: Resolution) -> list[tuple[Sym, Resolution]]:
-        """Targets of ``name`` called on an instance of ``cls``: the member its hierarchy
-        gives; when that is abstract or absent (a template method calling what subclasses
-        supply), the subclasses' own members instead, ambiguous. Only then are the
-        subclasses looked for (a question about every file)."""
+    def _local_type(self, cx: _Ctx, name: str, scope: str) -> str:
+        q = scope
+        while True:
+            t = cx.locals.get((q, name))
+            if t is not None or not q:
+                return t or ""
+            q = q.rpartition(".")[0]
+
+    def dispatch(self, cls: Sym, name: str, res: Resolution, exact: bool = False
+                 ) -> list[tuple[Sym, Resolution]]:
+        """Targets of ``name`` called on an instance of ``cls`` (of exactly ``cls`` when
+        ``exact``: ``new C().m()``): the member each class that may be built — ``cls`` and
+        its subclasses — finds in its hierarchy (a template method's ``this.step()``
+        reaches the overrides), ambiguous when there are several. A class is never built
+        when it is abstract, or kept to its file and never constructed, passed or exported
+        there."""
         got = self.find_member(cls, name)
-        if got is not None and self.ctx(got[1]).defs[got[2]].accessor != "abstract":
+        concrete = got is not None and not self._abstract(got)
+        if exact or self.kind_of(cls) != CLASS:
+            return [(got, res)] if got is not None and (concrete or exact) else []
+        found: dict[tuple[str, str], Sym] = {}
+        for c in [cls, *self.subclasses(cls)]:
+            if not self.may_be_built(c):
+                continue
+            m = got if c is cls else self.find_member(c, name)
+            if m is not None and not self._abstract(m):
+                found.setdefault((m[1].path, m[2]), m)
+        if found:
+            if len(found) == 1:
+                return [(m, res) for m in found.values()]
+            return [(found[k], Resolution.AMBIGUOUS) for k in sorted(found)]
+        if concrete:
+            assert got is not None
             return [(got, res)]
-        if self.kind_of(cls) != CLASS:
-            return [(got, res)] if got is not None else []
         out = []
         for sub in self.implementers(cls):
             q = f"{sub[2]}.{name}"
@@ -432,6 +543,43 @@ class Resolver:
                 out.append((("def", sub[1], q), Resolution.AMBIGUOUS))
         if not out and got is not None:
             return [(got, res)]
+        return out
+
+    def _abstract(self, sym: Sym) -> bool:
+        return self.ctx(sym[1]).defs[sym[2]].accessor == "abstract"
+
+    def subclasses(self, cls: Sym) -> list[Sym]:
+        key = (cls[1].path, cls[2])
+        got = self._subs.get(key)
+        if got is None:
+            got = self._subs[key] = self.implementers(cls)
+        return got
+
+    def may_be_built(self, cls: Sym) -> bool:
+        cx = self.ctx(cls[1])
+        d = cx.defs.get(cls[2])
+        if d is None or d.kind != CLASS or d.accessor == "abstract":
+            return False
+        return d.exported or "." in d.qual or cx.named_here(d.qual)
+
+    def accessors(self, cx: _Ctx, target: Ref, scope: str) -> list[tuple[Sym, Resolution]]:
+        """The getter/setter a property read or assignment runs (none for a plain field)."""
+        base, prop = target[1], target[2]
+        res = Resolution.EXACT if base[0] in ("this", "new") else Resolution.INFERRED
+        if base[0] == "super":
+            cls = self.class_of_scope(cx, scope)
+            classes = self.bases(cls) if cls is not None else []
+        else:
+            owner = self.value(cx, base, scope) if base[0] in ("n", "m") else None
+            if owner is not None and owner[0] == "def" and self.kind_of(owner) == CLASS:
+                classes, res = [owner], Resolution.EXACT  # a static accessor
+            else:
+                classes = self.instances(cx, base, scope)
+        out = []
+        for c in classes:
+            m = self.find_member(c, prop)
+            if m is not None and self.ctx(m[1]).defs[m[2]].accessor in ("get", "set"):
+                out.append((m, res))
         return out
 
     def calls_parameter(self, fn: Sym, index: int) -> bool:
@@ -468,7 +616,16 @@ def call_targets(r: Resolver, cx: _Ctx, target: Ref, scope: str
         why = target[1]
         reason = _UNRESOLVED.get(why)
         return [], (reason.value if reason else UnresolvedReason.UNKNOWN_RECEIVER.value), ""
+    if tag == "super":  # `super(...)`: the base class is built, its constructor runs
+        cls = r.class_of_scope(cx, scope)
+        bases = [b for b in (r.bases(cls) if cls is not None else []) if r._is_class(b)]
+        return [(bases[0], Resolution.EXACT)] if bases else [], "", ""
     if tag == "n":
+        held = cx.alias(target[1], scope)
+        if held is not None and held[0] == "elem":
+            funcs = r.elements(cx, held[1], scope)
+            res = Resolution.INFERRED if len(funcs) == 1 else Resolution.AMBIGUOUS
+            return [(f, res) for f in funcs], "", ""
         sym = r.bind(cx, target[1], scope)
         if sym is None:
             if target[1] in GLOBALS:
@@ -509,20 +666,25 @@ def _member_call(r: Resolver, cx: _Ctx, target: Ref, scope: str
             return [(got, Resolution.EXACT)], "", ""
         if owner[0] == "ns" or r.kind_of(owner) in (CLASS, NAMESPACE, ENUM):
             return [], UnresolvedReason.UNKNOWN_NAME.value, prop
+    got = r.holder(cx, base, scope) if base[0] == "m" else None
+    if got is not None:  # `this.routes.home()`: a field holding an object of functions
+        held = r.held(got[0], got[1], prop)
+        if held is not None:
+            return [(held, Resolution.INFERRED)], "", ""
     out: list[tuple[Sym, Resolution]] = []
     for c in r.instances(cx, base, scope):
         if r.kind_of(c) == INTERFACE:
-            impls = r.implementers(c)
-            for impl in impls:
-                m = r.find_member(impl, prop)
-                if m is not None:
-                    out.append((m, Resolution.AMBIGUOUS))
+            # the implementers' members run; the interface's own (no body) only when no
+            # implementer is known (it still says what is called)
+            impls = [m for m in (r.find_member(i, prop) for i in r.implementers(c))
+                     if m is not None and not r._abstract(m)]
+            out.extend((m, Resolution.AMBIGUOUS) for m in impls)
             own = r.find_member(c, prop)
-            if own is not None:
-                out.append((own, Resolution.AMBIGUOUS if impls else Resolution.INFERRED))
+            if own is not None and not impls:
+                out.append((own, Resolution.INFERRED))
             continue
         out.extend(r.dispatch(c, prop, Resolution.EXACT if base[0] == "new"
-                              else Resolution.INFERRED))
+                              else Resolution.INFERRED, exact=base[0] == "new"))
     if out:
         return out, "", ""
     root = _root(base)
@@ -543,12 +705,15 @@ def _root(ref: Ref) -> Ref | None:
     return ref if ref[0] in ("n", "this", "super") else None
 
 
-def detail(nargs: int, spread: bool, bound: bool = False) -> str:
+def detail(nargs: int, spread: bool, bound: bool = False,
+           keys: tuple[tuple[int, tuple[str, ...]], ...] = ()) -> str:
     d: dict[str, Any] = {"args": nargs}
     if spread:
         d["star"] = True
     if bound:  # a constructor's instance (its parameter list starts with it)
         d["bound"] = True
+    if keys:  # object literals passed: bound to destructured parameters by property name
+        d["keys"] = {str(i): list(k) for i, k in keys}
     return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 

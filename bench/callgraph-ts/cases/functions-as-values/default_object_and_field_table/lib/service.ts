@@ -1,0 +1,9 @@
+function start(): string {
+  return "start";
+}
+
+function stop(): string {
+  return "stop";
+}
+
+export default { start, stop };

@@ -1,0 +1,7 @@
+export interface Shape {
+  area(): number;
+}
+
+export abstract class Base {
+  abstract perimeter(): number;
+}

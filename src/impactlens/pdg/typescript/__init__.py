@@ -1,0 +1,1 @@
+"""Statement-level program dependence of TypeScript/JavaScript functions (tree-sitter)."""

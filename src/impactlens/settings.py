@@ -60,7 +60,20 @@ class Settings:
     max_cochange_candidates: int = 40
     cochange_decimals: int = 4
     history_first_parent: bool = False  # True: first-parent chain, merges as one change set
-    history_max_commits: int = 100_000  # newest commits mined (0 = all)
+    # the horizon: the newest commits of the walk that are mined (0 = all; `impactlens index
+    # --full-history` for one run). Mining costs 0.1–0.2 ms of CPU per commit, half of it
+    # git's (`impactlens-bench perf --history-only`); co-change reads every mined commit on
+    # each `analyze`. 20,000 covers the whole history of most projects (flask 3.8k, sphinx
+    # 16.6k non-merge commits) and the last years of a long-lived one (django 33k)
+    history_max_commits: int = 20_000
+    # commits an implicit refresh (`analyze`, `impact`, the MCP server) mines at most per
+    # run, newest first, so that the code index answers first; `impactlens index` mines the
+    # whole horizon. The co-change note says how far mining has got
+    history_refresh_commits: int = 5_000
+    # `--numstat` line counts for the co-change tie-break (more lines churned first): git
+    # then diffs every changed file, 10–20x the cost of mining without (`impactlens-bench
+    # history` on flask: see bench/README.md "History mining")
+    history_line_counts: bool = False
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
     # a commit that touched one of the edited definitions (its hunks, as mined) weighs this

@@ -4,6 +4,7 @@ Django)."""
 from __future__ import annotations
 
 import ast
+import json
 
 from impactlens.bench import perf
 
@@ -57,3 +58,15 @@ def test_cold_index_reports_cpu_tree_memory_and_disk(indexed):
     assert got["symbols"] >= 2 and got["cpu_seconds"] > 0
     assert got["peak_pss_mb"] > 5  # an interpreter with impactlens loaded, at least
     assert 0 < got["index_mb"] == perf.index_size_mb(root)
+
+
+def test_history_mining_is_measured_apart_on_a_real_repository(make_repo, git_commit, capsys):
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"})
+    for i in range(1, 4):
+        git_commit(root, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"step {i}")
+    assert perf.main([str(root), "--history-only", "--runs", "1", "--history-horizon", "3",
+                      "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["horizon"], got["commits"], got["file_rows"]) == (3, 3, 6)
+    assert got["seconds"] > 0 and got["cpu_git"] >= 0 and got["load_seconds"] >= 0
+    assert "only the newest 3 commits are mined" in got["note"]

@@ -32,6 +32,7 @@ from typing import Any
 
 from impactlens.bench import at_least
 from impactlens.bench.proctree import measure
+from impactlens.bench.history_cost import history_mining, print_history
 
 _CHILD_INDEX = """
 import json, sys, time
@@ -364,6 +365,7 @@ def run(root: Path, *, runs: int, gitnexus_dir: Path | None, method: str,
     report: dict[str, Any] = {"repo": str(root), "files": len(files),
                               "lines": _count_lines(root, files)}
     report["cold_index"] = cold_index(root, runs)
+    report["history"] = history_mining(root, runs)
     report["incremental"] = incremental(root, max(5, runs), edit)
     report["incremental_hub"] = incremental_hub(root, max(5, runs))
     report["is_stale"] = freshness(root, 11)
@@ -386,6 +388,7 @@ def _print(r: dict[str, Any]) -> None:
     print(f"cold index   median {c['seconds']:.2f}s wall, {c['cpu_seconds']:.2f}s CPU (runs "
           f"{c['seconds_runs']}, CPU {c['cpu_runs']}), peak PSS {c['peak_pss_mb']:.0f} MB "
           f"summed over the process tree; index {c['index_mb']:.0f} MB on disk")
+    print_history(r["history"])
     print(f"incremental  p50 {i['seconds_p50'] * 1000:.0f} ms ({i['cpu_seconds_p50'] * 1000:.0f}"
           f" ms CPU) after editing {i['file']}")
     h = r["incremental_hub"]
@@ -438,7 +441,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="the file the one-file re-index appends a function to (relative "
                          "to REPO; default: a mid-sized file picked by path)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--history-only", action="store_true",
+                    help="only the history mining figure (any git repository, bare too)")
+    ap.add_argument("--history-horizon", type=at_least(0), default=None, metavar="N",
+                    help="commits mined for the history figure (default: the setting's; 0 = "
+                         "all)")
     args = ap.parse_args(argv)
+    if args.history_only:
+        h = history_mining(args.repo.resolve(), args.runs, args.history_horizon)
+        if args.json:
+            print(json.dumps(h, indent=2))
+        else:
+            print_history(h)
+        return 0
     if not (args.repo / ".git").exists():
         print(f"impactlens: error: {args.repo}: not a git work tree (git init it first)",
               file=sys.stderr)

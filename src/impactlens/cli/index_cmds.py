@@ -81,10 +81,17 @@ def print_summary(s: IndexSummary) -> None:
 @main.command("index")
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 @click.option("--full", is_flag=True, help="Rebuild from scratch instead of incrementally.")
+@click.option("--full-history", is_flag=True,
+              help="Mine every commit, not only the newest `history_max_commits` (for this "
+                   "run; set it to 0 in pyproject.toml to keep it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def index_cmd(path: Path, full: bool, as_json: bool) -> None:
-    """Index the Python repository at PATH (default: the current directory)."""
+def index_cmd(path: Path, full: bool, full_history: bool, as_json: bool) -> None:
+    """Index the Python repository at PATH (default: the current directory): the code
+    first, then its git history up to the horizon (`history_max_commits`), newest first;
+    ended midway, the next run continues the history where this one stopped."""
     project = open_project(path)
+    if full_history:
+        project.settings = project.settings.replace(history_max_commits=0)
     summary = run_index(project, full=full, quiet=as_json)
     if as_json:
         echo_json({**summary.as_json(), "notes": list(summary.notes)})

@@ -1013,15 +1013,16 @@ class Store:
         self._conn.executemany("DELETE FROM commit_files WHERE sha=?", rows)
         self._conn.executemany("DELETE FROM commits WHERE sha=?", rows)
 
-    def put_commits(self, commits: Iterable[Any]) -> None:
+    def put_commits(self, commits: Iterable[Any], *, fresh: bool = False) -> None:
         """Insert (or replace) commit records: ``sha, author_time, message, n_files, parents,
         files`` where each file has ``path, old_path, added, deleted, symbols`` (names) and
         ``renamed`` (``(old, new)`` name pairs); both are stored space-separated (a Python
-        name holds no space), a rename as ``old>new``."""
+        name holds no space), a rename as ``old>new``. ``fresh``: the caller knows none of
+        them is stored (no look-up per commit)."""
         commits = list(commits)
         # the files of a commit stored before are replaced; new commits (the usual case)
         # skip the delete, which scans the table while a cold index has dropped its indexes
-        stored = [(c.sha,) for c in commits if self._conn.execute(
+        stored = [] if fresh else [(c.sha,) for c in commits if self._conn.execute(
             "SELECT 1 FROM commits WHERE sha=?", (c.sha,)).fetchone() is not None]
         self._conn.executemany("DELETE FROM commit_files WHERE sha=?", stored)
         self._conn.executemany(

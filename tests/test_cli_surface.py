@@ -15,7 +15,10 @@ def walk(command: click.Command, path: str) -> Iterator[tuple[str, click.Command
     """Every command under ``command`` (itself included) with its full name."""
     yield path, command
     if isinstance(command, click.Group):
-        for name, sub in command.commands.items():
+        ctx = click.Context(command)  # (the root group loads a command's module when asked)
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            assert sub is not None
             yield from walk(sub, f"{path} {name}")
 
 

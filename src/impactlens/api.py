@@ -13,14 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from impactlens.change.inputs import (
-    ProposedChange,
-    from_texts,
-    parse_as_of,
-    read_change,
-    repo_path,
-)
-from impactlens.errors import BadInputError, NotARepositoryError, WatchError
+from impactlens.errors import BadInputError, ImpactlensError, NotARepositoryError, WatchError
 from impactlens.fileio import outside_root, read_source
 from impactlens.index import queries
 from impactlens.index.indexer import Indexer, ProgressFn
@@ -38,6 +31,7 @@ from impactlens.model import (
 from impactlens.settings import DEFAULT, Settings, from_pyproject, to_env
 
 if TYPE_CHECKING:
+    from impactlens.change.inputs import ProposedChange
     from impactlens.index.watch import RepositoryWatcher
     from impactlens.run import Workspace
 
@@ -81,12 +75,14 @@ class Project:
         self.note = ""  # one line about the index for the user (it could not be refreshed)
 
     # ------------------------------------------------------------------ index
-    def index(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
-        """Bring the index up to date (incrementally unless ``full``)."""
+    def index(self, *, full: bool = False, progress: ProgressFn | None = None,
+              history_budget: int | None = None) -> IndexSummary:
+        """Bring the index up to date (incrementally unless ``full``), mining at most
+        ``history_budget`` new commits (``None``: the whole horizon)."""
         check_project(self.root)
         self.close()
         indexer = Indexer(self.root, self.settings)
-        summary = indexer.run(full=full, progress=progress)
+        summary = indexer.run(full=full, progress=progress, history_budget=history_budget)
         self.note = indexer.note
         return summary
 
@@ -95,12 +91,13 @@ class Project:
         """The open graph store (refreshing the index first if there is none)."""
         if self._store is None:
             if not index_path(self.root).exists():
-                self.index()
+                self.index(history_budget=self.settings.history_refresh_commits)
             self._store = Store.open(index_path(self.root))
         return self._store
 
     def refresh(self, progress: ProgressFn | None = None) -> IndexSummary | None:
-        """Re-index incrementally when files changed on disk; ``None`` when nothing did.
+        """Re-index incrementally when files changed on disk, or history mining has commits
+        left (``settings.history_refresh_commits`` more per call); ``None`` when neither.
 
         While :meth:`start_watching` follows the saves, what the watcher reported decides,
         without scanning the disk; a watcher that does not catch up within
@@ -108,6 +105,7 @@ class Project:
         the scan."""
         watcher = self._watcher
         path = index_path(self.root)
+        budget = self.settings.history_refresh_commits
         if path.exists() and not writable(path):
             self.note = (f"{path} is read-only: answers come from it as it is; it cannot be "
                          "refreshed")
@@ -115,13 +113,15 @@ class Project:
         try:
             if watcher is not None and self._watch_checked and watcher.sync(
                     self.settings.watch_sync_timeout_s):
-                return self.index(progress=progress) if watcher.take() else None
+                return (self.index(progress=progress, history_budget=budget)
+                        if watcher.take() or self._history_pending() else None)
             if watcher is not None:
                 watcher.take()  # the scan below sees these changes
             self.staleness_scans += 1
             summary = (None if index_path(self.root).exists()
                        and not Indexer(self.root, self.settings).is_stale()
-                       else self.index(progress=progress))
+                       and not self._history_pending()
+                       else self.index(progress=progress, history_budget=budget))
             self._watch_checked = watcher is not None
             return summary
         except BaseException:
@@ -167,6 +167,25 @@ class Project:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher, self._watch_checked = None, False
+
+    def _history_pending(self) -> bool:
+        """Whether history mining stopped with commits of the horizon left (a refresh then
+        mines the next slice)."""
+        from impactlens.index.history import history_pending
+
+        path = index_path(self.root)
+        if "cochange" not in self.settings.channels or not path.exists():
+            return False
+        if self._store is not None:
+            return history_pending(self._store) > 0
+        try:
+            store = Store.open(path)
+        except ImpactlensError:  # an unusable index: the refresh rebuilds it anyway
+            return True
+        try:
+            return history_pending(store) > 0
+        finally:
+            store.close()
 
     def close(self) -> None:
         if self._store is not None:
@@ -236,6 +255,8 @@ class Project:
         ``before=FILE, after=FILE[, path=REPO_PATH]`` | ``diff=TEXT[, diff_source=NAME]`` |
         ``rev="A..B"|"SHA"`` | nothing (the working tree vs HEAD); plus ``task=TEXT`` and
         ``as_of=DATE`` (ISO date/datetime, ``@EPOCH`` or epoch int)."""
+        from impactlens.change.inputs import read_change  # git diffs: loaded when used
+
         return read_change(self.root, **change)
 
     def analyze(self, change: ProposedChange | None = None, *, refresh: bool = True,
@@ -256,6 +277,8 @@ class Project:
     ) -> ImpactResult:
         """Impact of replacing file ``path``'s text ``before`` by ``after`` (``None`` = the
         file is absent on that side), without touching the disk."""
+        from impactlens.change.inputs import from_texts, parse_as_of
+
         change = from_texts(self.root, path, before, after, task=task, as_of=parse_as_of(as_of))
         return self.analyze(change, refresh=refresh)
 
@@ -365,6 +388,8 @@ class Project:
         p = str(file)
         if not os.path.isabs(p) and os.path.exists(p) and not (self.root / p).exists():
             p = os.path.abspath(p)  # a path from the working directory
+        from impactlens.change.inputs import repo_path
+
         return repo_path(self.root, p, what="file")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import io
 import os
-import tempfile
 import tokenize
 from pathlib import Path
 
@@ -33,6 +32,8 @@ def atomic_write(path: Path, text: str) -> None:
     not the temp file's private 0600: outputs are read by other users and tools too.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # (and shutil, random): not loaded by a command that writes nothing
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~current_umask())

@@ -28,7 +28,13 @@ class Settings:
     # --- index -----------------------------------------------------------
     # speed measured by `impactlens bench perf`, incremental == full by `bench replay`
     max_file_bytes: int = 2_000_000  # larger files are recorded as too-large, not parsed
-    index_workers: int = 0  # 0 = os.cpu_count()
+    # parse/resolve worker processes of an index (0 = os.cpu_count()). 1, from
+    # `impactlens-bench workers django-5.1.4 --pairs 4` (cold index of Django 5.1.4, 4
+    # back-to-back pairs, order alternating, on this project's 2-core machine at load
+    # average 20-30): 2 workers over 1 took 1.00-1.25x the wall time, 0.99-1.06x the CPU
+    # and 1.96-2.13x the peak PSS summed over the process tree (median 813 vs 397 MB).
+    # Idle cores may favour 2 for wall time; `--set index_workers=0` asks for every core.
+    index_workers: int = 1
     lock_timeout_s: float = 30.0  # a second `index` waits this long for the first
     history_max_files_per_commit: int = 50  # sweeping commits excluded from co-change pairs
     # watch mode (`impactlens watch`, the MCP server; index/watch.py): a burst of saves is
@@ -54,7 +60,20 @@ class Settings:
     max_cochange_candidates: int = 40
     cochange_decimals: int = 4
     history_first_parent: bool = False  # True: first-parent chain, merges as one change set
-    history_max_commits: int = 100_000  # newest commits mined (0 = all)
+    # the horizon: the newest commits of the walk that are mined (0 = all; `impactlens index
+    # --full-history` for one run). Mining costs 0.1–0.2 ms of CPU per commit, half of it
+    # git's (`impactlens-bench perf --history-only`); co-change reads every mined commit on
+    # each `analyze`. 20,000 covers the whole history of most projects (flask 3.8k, sphinx
+    # 16.6k non-merge commits) and the last years of a long-lived one (django 33k)
+    history_max_commits: int = 20_000
+    # commits an implicit refresh (`analyze`, `impact`, the MCP server) mines at most per
+    # run, newest first, so that the code index answers first; `impactlens index` mines the
+    # whole horizon. The co-change note says how far mining has got
+    history_refresh_commits: int = 5_000
+    # `--numstat` line counts for the co-change tie-break (more lines churned first): git
+    # then diffs every changed file, 10–20x the cost of mining without (`impactlens-bench
+    # history` on flask: see bench/README.md "History mining")
+    history_line_counts: bool = False
     cochange_bm25_floor: float = 0.25  # weight of a commit whose message misses the task text
     cochange_prior: float = 0.5  # κ: added to the top partner's weight (shrinks thin evidence)
     # a commit that touched one of the edited definitions (its hunks, as mined) weighs this

@@ -137,3 +137,46 @@ def test_index_killed_midway_leaves_a_usable_index(make_repo, tmp_path, mode):
     rerun = impactlens("index", str(root))
     assert rerun.returncode == 0 and "Traceback" not in rerun.stderr, rerun.stderr
     assert _graph(root) == _clean_graph(root, tmp_path)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_an_index_killed_while_mining_history_keeps_the_code_and_the_next_run_resumes(
+        tmp_path):
+    from impactlens.bench.history_cost import synthetic_history
+    from impactlens.index.history import history_pending, load_history
+    from impactlens.index.store import Store
+
+    root = synthetic_history(tmp_path / "repo", 6_000, files=300)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True)
+    env = dict(os.environ, PYTHONPATH=SRC)
+    parent = subprocess.Popen([sys.executable, "-m", "impactlens", "index", str(root)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    git_log: list[int] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and parent.poll() is None and not git_log:
+        git_log = [c for c in _children(parent.pid) if "\0log\0--no-walk" in _cmdline(c)]
+        time.sleep(0.005)
+    assert git_log, "the index ended before its history mining could be seen"
+    parent.kill()
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(git_log[0]):
+        time.sleep(0.05)
+    assert not _alive(git_log[0])  # git ends with the index that read it
+    store = Store.open(root / ".impactlens/index.db")
+    assert store.file_record("pkg0/mod0.py") is not None  # the code index was committed
+    mined = store.history_count()
+    store.close()
+    proc = impactlens("index", str(root))
+    assert proc.returncode == 0, proc.stderr
+    assert f"history: 6000 commits indexed ({6000 - mined} new)" in proc.stderr
+    store = Store.open(root / ".impactlens/index.db")
+    resumed = load_history(store)
+    assert history_pending(store) == 0
+    store.close()
+    clean = tmp_path / "clean"
+    shutil.copytree(root, clean, ignore=shutil.ignore_patterns(".impactlens"))
+    assert impactlens("index", str(clean)).returncode == 0
+    store = Store.open(clean / ".impactlens/index.db")
+    assert load_history(store) == resumed
+    store.close()

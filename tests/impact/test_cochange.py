@@ -21,8 +21,7 @@ FAR_FUTURE = epoch(10_000)
 def history(root: Path, tmp_path: Path, settings=DEFAULT.replace(cochange_symbol_weight=2.0)):
     store = Store.open(tmp_path / f"{root.name}.db", create=True)
     try:
-        with store.transaction():
-            update_history(store, root, settings)
+        update_history(store, root, settings)
         return load_history(store)
     finally:
         store.close()

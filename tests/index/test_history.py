@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
@@ -13,13 +14,13 @@ from impactlens.index.store import Store
 from impactlens.settings import DEFAULT
 
 SYMBOLS = DEFAULT.replace(cochange_symbol_weight=2.0)  # the touched-definitions pass on
+LINES = SYMBOLS.replace(history_line_counts=True)  # and line counts (--numstat)
 
 
 def mine(root: Path, db: Path, settings=SYMBOLS):
     store = Store.open(db, create=True)
     try:
-        with store.transaction():
-            summary = update_history(store, root, settings)
+        summary = update_history(store, root, settings)
         return summary, load_history(store), history_state(store)
     finally:
         store.close()
@@ -29,12 +30,12 @@ def test_incremental_only_new_commits(make_repo, git_commit, tmp_path):
     root = make_repo({"a.py": "A = 1\n", "b.py": "B = 1\n"})
     git_commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "tweak both")
     db = tmp_path / "h.db"
-    first, commits, _ = mine(root, db)
+    first, commits, _ = mine(root, db, LINES)
     assert (first.available, first.commits, first.new, first.removed) == (True, 2, 2, 0)
-    again, _, _ = mine(root, db)
+    again, _, _ = mine(root, db, LINES)
     assert (again.commits, again.new) == (2, 0)
     git_commit(root, {"a.py": "A = 3\n"}, "only a")
-    third, commits, note = mine(root, db)
+    third, commits, note = mine(root, db, LINES)
     assert (third.commits, third.new) == (3, 1)
     assert "3 commits indexed (1 new)" in third.note == note
     store = Store.open(db)
@@ -51,7 +52,7 @@ def test_records_renames_lines_and_binary(make_repo, git_commit, tmp_path):
     root = make_repo({"old_name.py": body, "blob.bin": b"\x00\x01\x02"})
     git_commit(root, {"old_name.py": None, "new_name.py": body + "EXTRA = 1\n",
                       "blob.bin": b"\x00\x09"}, "rename module")
-    _, commits, _ = mine(root, tmp_path / "h.db")
+    _, commits, _ = mine(root, tmp_path / "h.db", LINES)
     files = {f.path: f for f in commits[-1].files}
     assert files["new_name.py"].old_path == "old_name.py"
     assert (files["new_name.py"].added, files["new_name.py"].deleted) == (1, 0)
@@ -318,6 +319,82 @@ def test_a_clone_missing_an_old_blob_keeps_the_rest(make_repo, git_commit, tmp_p
     old = subprocess.run(["git", "rev-parse", "HEAD~1:a.py"], cwd=root, check=True,
                          capture_output=True, text=True).stdout.strip()
     (root / ".git" / "objects" / old[:2] / old[2:]).unlink()  # a snapshot without it
-    summary, commits, _state = mine(root, tmp_path / "i.db")
+    summary, commits, _state = mine(root, tmp_path / "i.db", LINES)
     assert summary.commits == 2 and "mined by changed path only" in summary.note
     assert {f.path for c in commits for f in c.files} == {"a.py"}
+
+
+# ------------------------------------------------------------ slices, horizon, resuming
+def _linear(make_repo, git_commit, n):
+    root = make_repo({"a.py": "A = 0\n", "b.py": "B = 0\n"}, date=day(0))
+    for i in range(1, n):
+        git_commit(root, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"step {i}", date=day(i))
+    return root
+
+
+def _mine(root, db, settings=DEFAULT, **kwargs):
+    store = Store.open(db, create=True)
+    try:
+        summary = update_history(store, root, settings, **kwargs)
+        return summary, [dataclasses.astuple(c) for c in load_history(store)]
+    finally:
+        store.close()
+
+
+def test_slices_mine_newest_first_and_resume_to_the_whole_history(make_repo, git_commit,
+                                                                   tmp_path):
+    root = _linear(make_repo, git_commit, 5)
+    _, whole = _mine(root, tmp_path / "whole.db")
+    db = tmp_path / "sliced.db"
+    first, got = _mine(root, db, budget=2)
+    assert (first.commits, first.new, first.pending) == (2, 2, 2 + 1)
+    assert [c[2] for c in got] == ["step 3", "step 4"]  # the newest first
+    assert "history: 2 of 5 commits indexed, newest first" in first.note
+    second, _ = _mine(root, db, budget=2)
+    assert (second.commits, second.new, second.pending) == (4, 2, 1)
+    third, got = _mine(root, db, budget=2)
+    assert (third.commits, third.new, third.pending) == (5, 1, 0)
+    assert third.note == "history: 5 commits indexed (1 new)"
+    assert got == whole  # resumed slices store what one mining does
+
+
+def test_a_mining_ended_midway_keeps_its_batches_and_the_next_run_continues(
+        make_repo, git_commit, tmp_path, monkeypatch):
+    from impactlens.index import history
+
+    root = _linear(make_repo, git_commit, 7)
+    _, whole = _mine(root, tmp_path / "whole.db")
+    monkeypatch.setattr(history, "_BATCH", 2)  # several write transactions in a small repo
+
+    def interrupt(phase, done, total):
+        if done >= 4:
+            raise KeyboardInterrupt  # Ctrl-C after the second batch was written
+
+    db = tmp_path / "h.db"
+    with pytest.raises(KeyboardInterrupt):
+        _mine(root, db, progress=interrupt)
+    store = Store.open(db)
+    assert store.history_count() == 4 and history.history_pending(store) == 3
+    store.close()
+    again, got = _mine(root, db)
+    assert (again.new, again.commits, again.pending) == (3, 7, 0)
+    assert got == whole
+
+
+def test_the_horizon_keeps_the_newest_commits_and_widening_it_mines_only_the_older(
+        make_repo, git_commit, tmp_path):
+    root = _linear(make_repo, git_commit, 6)
+    db = tmp_path / "h.db"
+    narrow, got = _mine(root, db, DEFAULT.replace(history_max_commits=3))
+    assert narrow.commits == 3 and [c[2] for c in got] == ["step 3", "step 4", "step 5"]
+    assert "only the newest 3 commits are mined" in narrow.note
+    assert "--full-history" in narrow.note
+    wide, got = _mine(root, db, DEFAULT.replace(history_max_commits=0))
+    assert (wide.new, wide.commits) == (3, 6) and "only the newest" not in wide.note
+    back, got = _mine(root, db, DEFAULT.replace(history_max_commits=2))
+    assert (back.new, back.removed, back.commits) == (0, 4, 2)
+    assert [c[2] for c in got] == ["step 4", "step 5"]
+    git_commit(root, {"a.py": "A = 9\n"}, "step 6", date=day(6))
+    moved, got = _mine(root, db, DEFAULT.replace(history_max_commits=2))
+    assert (moved.new, moved.removed) == (1, 1)  # the window moves with HEAD
+    assert [c[2] for c in got] == ["step 5", "step 6"]

@@ -60,7 +60,8 @@ def test_history_is_mined_only_when_head_moves(indexed, monkeypatch):
     root = indexed(BASE).root
     calls = []
     real = history.update_history
-    monkeypatch.setattr(history, "update_history", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(history, "update_history",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
     (root / "src/shop/pricing.py").write_text(BASE["src/shop/pricing.py"] + "X = 1\n")
     s = Project(root).index()
     assert calls == [] and any("history:" in n for n in s.notes)  # the stored note is kept
@@ -144,13 +145,13 @@ def test_interrupted_index_leaves_previous_index_intact(indexed, monkeypatch):
     (root / "src/shop/pricing.py").write_text("def price_of(item):\n    return 0\n")
     (root / "src/shop/new.py").write_text("def new():\n    pass\n")
 
-    real = indexer_mod.Indexer._update_history
+    real = indexer_mod.Indexer._resolve
 
-    def crash(self, store, *args):
-        real(self, store, *args)
+    def crash(self, store, *args, **kwargs):
+        real(self, store, *args, **kwargs)
         raise KeyboardInterrupt  # the user hits Ctrl-C after resolution, before commit
 
-    monkeypatch.setattr(indexer_mod.Indexer, "_update_history", crash)
+    monkeypatch.setattr(indexer_mod.Indexer, "_resolve", crash)
     with pytest.raises(KeyboardInterrupt):
         Project(root).index()
     monkeypatch.undo()
@@ -170,13 +171,13 @@ def _journal_mode(root) -> str:
 def test_first_index_loads_without_wal_and_leaves_wal_on(make_repo, monkeypatch):
     root = make_repo(BASE)
     seen = []
-    real = indexer_mod.Indexer._update_history
+    real = indexer_mod.Indexer._resolve
 
-    def spy(self, store, *args):
+    def spy(self, store, *args, **kwargs):
         seen.append(store._conn.execute("PRAGMA journal_mode").fetchone()[0])
-        return real(self, store, *args)
+        return real(self, store, *args, **kwargs)
 
-    monkeypatch.setattr(indexer_mod.Indexer, "_update_history", spy)
+    monkeypatch.setattr(indexer_mod.Indexer, "_resolve", spy)
     Project(root).index()
     (root / "src/shop/pricing.py").write_text("def price_of(item):\n    return 0\n")
     Project(root).index()
@@ -188,10 +189,10 @@ def test_first_index_loads_without_wal_and_leaves_wal_on(make_repo, monkeypatch)
 def test_interrupted_first_index_leaves_nothing_half_written(make_repo, monkeypatch):
     root = make_repo(BASE)
 
-    def crash(self, store, *args):
+    def crash(self, store, *args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(indexer_mod.Indexer, "_update_history", crash)
+    monkeypatch.setattr(indexer_mod.Indexer, "_resolve", crash)
     with pytest.raises(KeyboardInterrupt):
         Project(root).index()
     monkeypatch.undo()

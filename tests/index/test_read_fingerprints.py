@@ -42,7 +42,27 @@ def test_a_def_inserted_above_changes_no_other_key():
     after = _digests(BODY.replace("class Base:", "def fresh():\n    return 0\n\n\nclass Base:"))
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
     # the new def's own keys, the name set, and whatever iterates all scopes — nothing else
-    assert changed <= {"N:fresh", "S:m.fresh", "B:m.fresh", "K:byname", "K:final", "ALL",
-                       "A:nodes", "A0:binds"}
+    assert changed <= {"N:fresh", "S:m.fresh", "B:m.fresh", "P:m.fresh", "K:byname",
+                       "K:final", "ALL", "A:nodes", "A0:binds"}
     assert before["S:m.Base"] == after["S:m.Base"] and before["N:helper"] == after["N:helper"]
     assert before["N:VALUE"] == after["N:VALUE"] and before["B:m.helper"] == after["B:m.helper"]
+
+
+def test_a_body_edit_keeps_the_parameter_summary_unless_a_parameter_s_use_changes():
+    before = _digests(BODY)
+    quiet = _digests(BODY.replace("    return os.sep", "    y = 2\n    return os.sep"))
+    assert quiet["B:m.helper"] != before["B:m.helper"]
+    assert quiet["P:m.helper"] == before["P:m.helper"]
+    assert quiet["S:m.helper"] == before["S:m.helper"]
+    unused = _digests(BODY.replace("os.sep + str(x)", "os.sep"))  # x no longer mentioned
+    assert unused["P:m.helper"] != before["P:m.helper"]
+    called = _digests(BODY.replace("str(x)", "str(x())"))  # x is now called
+    assert called["P:m.helper"] != before["P:m.helper"]
+
+
+def test_a_call_added_above_a_self_site_keeps_the_method_s_header():
+    src = "class A:\n    def run(self):\n        return self.go()\n"
+    before = _digests(src)
+    after = _digests(src.replace("        return", "        print(1)\n        return"))
+    assert after["S:m.A.run"] == before["S:m.A.run"]
+    assert after["B:m.A.run"] != before["B:m.A.run"]

@@ -1,12 +1,15 @@
 """Speed on a large real repository: `impactlens bench perf REPO [--gitnexus DIR] [--json]`.
 
 Measures, on a git work tree (e.g. Django 5.1.4's source distribution, git-initialised):
-files, lines, symbols, edges; cold index wall time and peak RSS (median of --runs, each
-in a fresh child process); incremental re-index after editing one file (a function appended
-to a mid-sized file, and a body-only edit of the module the most files consulted); the
-freshness check queries make; `impact` latency
-p50/p95 over 100 random symbols (seeded); `analyze` latency for a one-function signature
-change; receiver typing (callers attributed to one method, unresolved receiver sites).
+files, lines, symbols, edges; cold index wall and CPU time and peak PSS summed over the
+process tree (medians of --runs, each in a fresh child process; bench/proctree.py) and the
+index's size on disk; incremental re-index after editing one file (a function appended
+to a mid-sized file, and a body-only edit of the module the most files consulted), wall
+and CPU; the freshness check queries make; `impact` latency p50/p95 over 100 random
+symbols (seeded) that have dependents, and the share of random symbols that have none;
+the whole-process CLI (`--version`, `impact`); `analyze` latency for a one-function
+signature change; receiver typing (callers attributed to one method, unresolved receiver
+sites).
 With ``--gitnexus`` (a directory holding ``node_modules/.bin/gitnexus``) the peer's
 ``analyze --index-only`` runs on a copy of the same tree for the ratio. The repository's
 files are restored after every edit.
@@ -20,7 +23,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,19 +31,24 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.bench import at_least
+from impactlens.bench.proctree import measure
+from impactlens.bench.history_cost import history_mining, print_history
 
 _CHILD_INDEX = """
-import json, resource, sys, time
+import json, sys, time
 from impactlens.api import Project
 t = time.perf_counter()
 s = Project(sys.argv[1]).index(full=True)
-dt = time.perf_counter() - t
-rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(json.dumps({"seconds": dt, "peak_rss_mb": rss / 1024, "files": s.files,
+print(json.dumps({"seconds": time.perf_counter() - t, "files": s.files,
                   "symbols": s.symbols, "edges": s.edges, "unresolved": s.unresolved,
                   "parse_failures": s.parse_failures}))
 """
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it has reaped (index workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 _CPU: dict[str, list[float]] = {}  # file name → CPU seconds of its last timed re-index runs
@@ -63,17 +70,33 @@ def _count_lines(root: Path, files: list[str]) -> int:
     return total
 
 
+def index_size_mb(root: Path) -> float:
+    """The index on disk: the database and its write-ahead log, if any."""
+    db = root / ".impactlens" / "index.db"
+    return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal"))
+               if p.exists()) / 1e6
+
+
 def cold_index(root: Path, runs: int) -> dict[str, Any]:
+    """From-scratch index, each run in a fresh process: wall and CPU seconds and peak PSS
+    summed over the process tree (workers included, bench/proctree.py), medians; and the
+    index's size on disk."""
     results = []
     for _ in range(runs):
         shutil.rmtree(root / ".impactlens", ignore_errors=True)
-        out = subprocess.run([sys.executable, "-c", _CHILD_INDEX, str(root)],
-                             capture_output=True, text=True, check=True)
-        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    best = results[-1]
-    return {**best, "seconds_runs": [round(r["seconds"], 2) for r in results],
-            "seconds": statistics.median(r["seconds"] for r in results),
-            "peak_rss_mb": max(r["peak_rss_mb"] for r in results)}
+        got = measure([sys.executable, "-c", _CHILD_INDEX, str(root)])
+        if got["rc"] != 0:
+            raise RuntimeError(f"cold index failed: {got['output'][-500:]}")
+        inner = json.loads(got["output"].strip().splitlines()[-1])
+        results.append({**inner, "wall_s": got["wall_s"], "cpu_s": got["cpu_s"],
+                        "peak_pss_mb": got["peak_pss_mb"]})
+    last = results[-1]
+    return {**last, "seconds_runs": [round(r["wall_s"], 2) for r in results],
+            "cpu_runs": [round(r["cpu_s"], 2) for r in results],
+            "seconds": statistics.median(r["wall_s"] for r in results),
+            "cpu_seconds": statistics.median(r["cpu_s"] for r in results),
+            "peak_pss_mb": statistics.median(r["peak_pss_mb"] for r in results),
+            "index_mb": index_size_mb(root)}
 
 
 _TS_SKIP = {".impactlens", "node_modules", "dist", "build"}
@@ -106,9 +129,11 @@ def incremental(root: Path, runs: int, target: Path | None = None) -> dict[str, 
             "cpu_seconds_p50": statistics.median(_CPU[target.name])}
 
 
-def _timed_reindex(root: Path, target: Path, runs: int, edit: Callable[[int], str]) -> list[float]:
+def _timed_reindex(root: Path, target: Path, runs: int, edit: Callable[[int], str]
+                   ) -> list[float]:
     """Wall seconds of each incremental index after writing ``edit(i)`` into ``target``
-    (one file re-parsed each time); the file and the index are restored afterwards."""
+    (one file re-parsed each time; the CPU seconds go to ``_CPU``); the file and the index
+    are restored afterwards."""
     from impactlens.api import Project
 
     original = target.read_bytes()
@@ -188,9 +213,10 @@ def incremental_hub(root: Path, runs: int) -> dict[str, Any]:
         return {"skipped": "no Python module to edit"}
     original = target.read_text()
     times = _timed_reindex(root, target, runs, lambda i: _body_edit(original, i) or original)
+    cpu = _CPU[target.name]
     inserts = _timed_reindex(root, target, runs, lambda i: _def_inserted(original, i))
     return {"file": str(target.relative_to(root)), "dependents": dependents,
-            "seconds_p50": statistics.median(times),
+            "seconds_p50": statistics.median(times), "cpu_p50": statistics.median(cpu),
             "seconds_runs": [round(t, 3) for t in times],
             "insert_seconds_p50": statistics.median(inserts),
             "insert_seconds_runs": [round(t, 3) for t in inserts]}
@@ -212,20 +238,49 @@ def freshness(root: Path, runs: int) -> dict[str, Any]:
 
 
 def impact_latency(root: Path, n: int, seed: int) -> dict[str, Any]:
+    """``impact`` (depth 3) over random symbols: the share of a sample of ``n`` that have
+    no dependent at all, and the latency over ``n`` symbols that have one (drawn until
+    there are ``n``) — a median over empty answers would measure nothing."""
     from impactlens.api import Project
     from impactlens.model import NodeKind
 
     p = Project(root)
     nodes = p.store.all_nodes([NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS])
-    sample = random.Random(seed).sample(nodes, min(n, len(nodes)))
-    times, sizes = [], []
-    for node in sample:
-        t = time.perf_counter()
+    order = random.Random(seed).sample(nodes, len(nodes))
+    times, cpu, sizes, empty = [], [], [], 0
+    for k, node in enumerate(order):
+        if k >= n and len(times) >= n:
+            break
+        t, c = time.perf_counter(), time.process_time()
         r = p.impact(node.id, depth=3)
-        times.append((time.perf_counter() - t) * 1000)
-        sizes.append(sum(len(v) for v in r["by_depth"].values()))
-    return {"n": len(sample), "ms_p50": _pct(times, 0.5), "ms_p95": _pct(times, 0.95),
-            "reach_p50": _pct([float(s) for s in sizes], 0.5)}
+        wall, used = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+        reach = sum(len(v) for v in r["by_depth"].values()) + len(r.get("tests", []))
+        if reach == 0:
+            empty += k < n
+        elif len(times) < n:
+            times.append(wall)
+            cpu.append(used)
+            sizes.append(float(reach))
+    return {"n": len(times), "sampled": min(n, len(order)),
+            "share_without_dependents": empty / max(1, min(n, len(order))),
+            "ms_p50": _pct(times, 0.5), "ms_p95": _pct(times, 0.95),
+            "cpu_ms_p50": _pct(cpu, 0.5), "reach_p50": _pct(sizes, 0.5)}
+
+
+_CLI_RUNS = 9
+
+
+def startup(root: Path, symbol: str) -> dict[str, Any]:
+    """Whole-process cost of one CLI call (what an agent or a hook pays per question):
+    ``impactlens --version`` and ``impactlens impact SYMBOL`` on the indexed repository,
+    median wall and CPU of :data:`_CLI_RUNS` runs each."""
+    out: dict[str, Any] = {"symbol": symbol}
+    for name, args in (("version", ["--version"]), ("impact", ["impact", symbol])):
+        runs = [measure([sys.executable, "-m", "impactlens", *args], cwd=root)
+                for _ in range(_CLI_RUNS)]
+        out[name] = {"wall_s": statistics.median(r["wall_s"] for r in runs),
+                     "cpu_s": statistics.median(r["cpu_s"] for r in runs)}
+    return out
 
 
 def receiver_typing(root: Path, method: str) -> dict[str, Any]:
@@ -254,6 +309,7 @@ def analyze_latency(root: Path, runs: int, seed: int) -> dict[str, Any]:
              if n.signature.startswith("def ") and "(" in n.signature and not n.decorators]
     rng = random.Random(seed)
     times: list[float] = []
+    cpu: list[float] = []
     for _ in range(runs if funcs else 0):
         node = rng.choice(funcs)
         text = (root / node.file).read_text()
@@ -263,29 +319,22 @@ def analyze_latency(root: Path, runs: int, seed: int) -> dict[str, Any]:
             continue
         lines[idx] = lines[idx].replace("(", "(bench_new_arg, ", 1)
         after = "".join(lines)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu()
         p.analyze_before_after(node.file, text, after)
         times.append(time.perf_counter() - t)
+        cpu.append(_cpu() - c)
     return {"runs": len(times), "seconds_p50": statistics.median(times) if times else None,
-            "seconds_p95": _pct(times, 0.95) if times else None}
-
-
-_CHILD_TIMED = """
-import json, resource, subprocess, sys, time
-t = time.perf_counter()
-p = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=False)
-print(json.dumps({"seconds": time.perf_counter() - t, "rc": p.returncode,
-                  "tail": (p.stderr or p.stdout)[-300:] if p.returncode else "",
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
-"""
+            "seconds_p95": _pct(times, 0.95) if times else None,
+            "cpu_p50": statistics.median(cpu) if cpu else None}
 
 
 def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
-    """Wall time, exit code and peak RSS of ``cmd``, measured in a fresh child of its own
-    (RUSAGE_CHILDREN of this process would also count our own earlier children)."""
-    out = subprocess.run([sys.executable, "-c", _CHILD_TIMED, *cmd], cwd=cwd, env=env,
-                         capture_output=True, text=True, check=True, timeout=3600)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """Wall and CPU time, exit code and peak PSS of ``cmd``, summed over its process tree
+    like ours (bench/proctree.py)."""
+    got = measure(cmd, cwd=cwd, env=env)
+    return {"seconds": got["wall_s"], "cpu_s": got["cpu_s"], "rc": got["rc"],
+            "peak_pss_mb": got["peak_pss_mb"],
+            "tail": got["output"][-300:] if got["rc"] else ""}
 
 
 def gitnexus(root: Path, gn_dir: Path, edit: Path | None = None) -> dict[str, Any]:
@@ -302,8 +351,9 @@ def gitnexus(root: Path, gn_dir: Path, edit: Path | None = None) -> dict[str, An
         target = copy / edit.relative_to(root) if edit is not None else _pick_edit_target(copy)
         target.write_text(appended(target, target.read_text(), 0))
         inc = _timed(cmd, copy, env)
-    return {"cold_seconds": cold["seconds"], "cold_rc": cold["rc"],
-            "peak_rss_mb": cold["peak_rss_mb"], "incremental_seconds": inc["seconds"],
+    return {"cold_seconds": cold["seconds"], "cold_cpu_s": cold["cpu_s"], "cold_rc": cold["rc"],
+            "peak_pss_mb": cold["peak_pss_mb"], "incremental_seconds": inc["seconds"],
+            "incremental_cpu_s": inc["cpu_s"],
             "incremental_rc": inc["rc"], "stderr_tail": cold["tail"]}
 
 
@@ -315,10 +365,12 @@ def run(root: Path, *, runs: int, gitnexus_dir: Path | None, method: str,
     report: dict[str, Any] = {"repo": str(root), "files": len(files),
                               "lines": _count_lines(root, files)}
     report["cold_index"] = cold_index(root, runs)
+    report["history"] = history_mining(root, runs)
     report["incremental"] = incremental(root, max(5, runs), edit)
     report["incremental_hub"] = incremental_hub(root, max(5, runs))
     report["is_stale"] = freshness(root, 11)
     report["impact"] = impact_latency(root, 100, seed)
+    report["startup"] = startup(root, method)
     report["receiver_typing"] = receiver_typing(root, method)
     try:
         report["analyze"] = analyze_latency(root, 20, seed)
@@ -333,8 +385,10 @@ def _print(r: dict[str, Any]) -> None:
     c, i, m = r["cold_index"], r["incremental"], r["impact"]
     print(f"repo {r['repo']}: {r['files']} files, {r['lines']} lines, {c['symbols']} symbols, "
           f"{c['edges']} edges, {c['unresolved']} unresolved sites")
-    print(f"cold index   median {c['seconds']:.2f}s (runs {c['seconds_runs']}), "
-          f"peak RSS {c['peak_rss_mb']:.0f} MB")
+    print(f"cold index   median {c['seconds']:.2f}s wall, {c['cpu_seconds']:.2f}s CPU (runs "
+          f"{c['seconds_runs']}, CPU {c['cpu_runs']}), peak PSS {c['peak_pss_mb']:.0f} MB "
+          f"summed over the process tree; index {c['index_mb']:.0f} MB on disk")
+    print_history(r["history"])
     print(f"incremental  p50 {i['seconds_p50'] * 1000:.0f} ms ({i['cpu_seconds_p50'] * 1000:.0f}"
           f" ms CPU) after editing {i['file']}")
     h = r["incremental_hub"]
@@ -346,11 +400,21 @@ def _print(r: dict[str, Any]) -> None:
         print(f"incremental  hub edit skipped: {h['skipped']}")
     print(f"freshness    p50 {r['is_stale']['seconds_p50'] * 1000:.0f} ms (is_stale, nothing "
           f"changed)")
-    print(f"impact       p50 {m['ms_p50']:.1f} ms, p95 {m['ms_p95']:.1f} ms over {m['n']} symbols")
+    print(f"impact       p50 {m['ms_p50']:.1f} ms ({m['cpu_ms_p50']:.1f} ms CPU), p95 "
+          f"{m['ms_p95']:.1f} ms over {m['n']} symbols with dependents (reach p50 "
+          f"{m['reach_p50']:.0f}); {m['share_without_dependents']:.0%} of {m['sampled']} "
+          f"random symbols have none")
+    st = r.get("startup")
+    if st:
+        print(f"whole CLI    --version {st['version']['wall_s'] * 1000:.0f} ms wall, "
+              f"{st['version']['cpu_s'] * 1000:.0f} ms CPU; impact {st['symbol']} "
+              f"{st['impact']['wall_s'] * 1000:.0f} ms wall, "
+              f"{st['impact']['cpu_s'] * 1000:.0f} ms CPU (medians of {_CLI_RUNS})")
     a = r.get("analyze", {})
     if a.get("seconds_p50") is not None:
-        print(f"analyze      p50 {a['seconds_p50'] * 1000:.0f} ms, p95 "
-              f"{a['seconds_p95'] * 1000:.0f} ms (one-function signature change)")
+        print(f"analyze      p50 {a['seconds_p50'] * 1000:.0f} ms wall, "
+              f"{a['cpu_p50'] * 1000:.0f} ms CPU, p95 {a['seconds_p95'] * 1000:.0f} ms "
+              "(one-function signature change)")
     rt = r["receiver_typing"]
     print(f"receivers    {rt['method']}: {rt['call_sites_attributed']} call sites from "
           f"{rt['distinct_callers']} callers; {rt['unknown_receiver_sites']} attribute calls "
@@ -358,8 +422,10 @@ def _print(r: dict[str, Any]) -> None:
     g = r.get("gitnexus")
     if g and "skipped" not in g:
         ratio = g["cold_seconds"] / c["seconds"]
-        print(f"gitnexus     cold {g['cold_seconds']:.1f}s (rc {g['cold_rc']}), incremental "
-              f"{g['incremental_seconds']:.1f}s; ratio cold {ratio:.1f}×")
+        print(f"gitnexus     cold {g['cold_seconds']:.1f}s wall, {g['cold_cpu_s']:.1f}s CPU "
+              f"(rc {g['cold_rc']}), peak PSS {g['peak_pss_mb']:.0f} MB; incremental "
+              f"{g['incremental_seconds']:.1f}s; ratio cold {ratio:.1f}× wall, "
+              f"{g['cold_cpu_s'] / c['cpu_seconds']:.1f}× CPU")
     elif g:
         print(f"gitnexus     skipped: {g['skipped']}")
 
@@ -375,7 +441,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="the file the one-file re-index appends a function to (relative "
                          "to REPO; default: a mid-sized file picked by path)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--history-only", action="store_true",
+                    help="only the history mining figure (any git repository, bare too)")
+    ap.add_argument("--history-horizon", type=at_least(0), default=None, metavar="N",
+                    help="commits mined for the history figure (default: the setting's; 0 = "
+                         "all)")
     args = ap.parse_args(argv)
+    if args.history_only:
+        h = history_mining(args.repo.resolve(), args.runs, args.history_horizon)
+        if args.json:
+            print(json.dumps(h, indent=2))
+        else:
+            print_history(h)
+        return 0
     if not (args.repo / ".git").exists():
         print(f"impactlens: error: {args.repo}: not a git work tree (git init it first)",
               file=sys.stderr)

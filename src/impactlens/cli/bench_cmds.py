@@ -29,6 +29,8 @@ HARNESSES = {
     "perf": ("impactlens.bench.perf", "index/impact speed on a large real repo (+GitNexus)"),
     "record": ("impactlens.bench.recording_cost", "recorded test runs: suite overhead, selection"),
     "replay": ("impactlens.bench.replay", "incremental == full index over real commits"),
+    "workers": ("impactlens.bench.workers", "cold index per worker count, in interleaved "
+                "pairs: wall, CPU, summed PSS"),
 }
 
 SOURCE_REPOSITORY = "https://github.com/impactlens/impactlens"

@@ -2,27 +2,55 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from impactlens import __version__
 from impactlens.errors import BadInputError, ImpactlensError
-from impactlens.settings import DEFAULT, Settings, override
 
 if TYPE_CHECKING:
     from impactlens.api import Project
+    from impactlens.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# command → the module that registers it on `main` when imported. A run imports only the
+# module of the command it runs (`--help` imports them all), so `impactlens --version` or
+# `impactlens impact` does not pay for the analysis pipeline, the MCP server or the PDG.
+COMMAND_MODULES = {
+    "index": "impactlens.cli.index_cmds", "record": "impactlens.cli.index_cmds",
+    "impact": "impactlens.cli.index_cmds", "context": "impactlens.cli.index_cmds",
+    "find": "impactlens.cli.index_cmds", "export": "impactlens.cli.index_cmds",
+    "analyze": "impactlens.cli.analyze_cmds", "tests": "impactlens.cli.analyze_cmds",
+    "demo": "impactlens.cli.analyze_cmds", "slice": "impactlens.cli.pdg_cmds",
+    "bench": "impactlens.cli.bench_cmds", "mcp": "impactlens.cli.serve_cmds",
+    "watch": "impactlens.cli.watch_cmds",
+}
+
 
 class ErrorsAsOneLine(click.Group):
-    """Root group that turns library errors into one-line messages and exit 2."""
+    """Root group that turns library errors into one-line messages and exit 2, and loads
+    a command's module when the command is asked for (:data:`COMMAND_MODULES`)."""
+
+    lazy: Mapping[str, str] = MappingProxyType({})  # the root group's is COMMAND_MODULES
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            importlib.import_module(self.lazy[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for module in sorted(set(self.lazy.values())):
+            importlib.import_module(module)
+        return super().list_commands(ctx)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -55,9 +83,13 @@ def main(ctx: click.Context, overrides: tuple[str, ...]) -> None:
     ctx.obj = {"overrides": overrides}
 
 
+main.lazy = COMMAND_MODULES
+
+
 def run_settings(repo: Path) -> Settings:
     """The settings of this run at ``repo``: its ``[tool.impactlens]``, then ``--set``."""
     from impactlens.api import repository_settings
+    from impactlens.settings import DEFAULT, override
 
     ctx = click.get_current_context(silent=True)
     pairs = ((ctx.find_root().obj or {}).get("overrides", ()) if ctx else ())

@@ -7,13 +7,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from impactlens.api import Project
 from impactlens.cli.common import (
     direction_option,
     echo_json,
@@ -23,12 +20,11 @@ from impactlens.cli.common import (
     read_direction,
     repo_option,
 )
-from impactlens.index.indexer import ProgressFn
-from impactlens.index.queries import hops_label
-from impactlens.index.recording import spawn_summary
-from impactlens.model import IndexSummary
 
-_err = Console(stderr=True)
+if TYPE_CHECKING:  # the api, rich and the indexer load when a command runs, not at start-up
+    from impactlens.api import Project
+    from impactlens.index.indexer import ProgressFn
+    from impactlens.model import IndexSummary
 
 
 @contextmanager
@@ -37,8 +33,17 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
     if not enabled:
         yield None
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=_err, transient=True) as bar:
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
@@ -76,10 +81,17 @@ def print_summary(s: IndexSummary) -> None:
 @main.command("index")
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 @click.option("--full", is_flag=True, help="Rebuild from scratch instead of incrementally.")
+@click.option("--full-history", is_flag=True,
+              help="Mine every commit, not only the newest `history_max_commits` (for this "
+                   "run; set it to 0 in pyproject.toml to keep it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def index_cmd(path: Path, full: bool, as_json: bool) -> None:
-    """Index the Python repository at PATH (default: the current directory)."""
+def index_cmd(path: Path, full: bool, full_history: bool, as_json: bool) -> None:
+    """Index the Python repository at PATH (default: the current directory): the code
+    first, then its git history up to the horizon (`history_max_commits`), newest first;
+    ended midway, the next run continues the history where this one stopped."""
     project = open_project(path)
+    if full_history:
+        project.settings = project.settings.replace(history_max_commits=0)
     summary = run_index(project, full=full, quiet=as_json)
     if as_json:
         echo_json({**summary.as_json(), "notes": list(summary.notes)})
@@ -100,6 +112,8 @@ def record_cmd(repo: Path, functions_only: bool, pytest_args: tuple[str, ...]) -
     project ran is known too); afterwards `analyze` and `pytest --impact` select, for a
     change to a function, only the tests that ran it — for a body edit, only those that
     ran the changed statements — while the files those tests ran are unchanged."""
+    from impactlens.index.recording import spawn_summary
+
     code, info = open_project(repo).record_tests(pytest_args, lines=not functions_only)
     if info is None:
         raise click.ClickException(f"pytest exited with code {code} and recorded nothing")
@@ -160,6 +174,8 @@ _TESTS_SHOWN = 10
 
 
 def _print_impact(r: dict[str, Any]) -> None:
+    from impactlens.index.queries import hops_label
+
     t = r["target"]
     click.echo(f"{t['id']} ({t['kind']}, {t['file']}:{t['line']}) — {r.get('direction', '')}")
     by_file = r.get("by_file", {})

@@ -64,7 +64,8 @@ lies in [0, 1) and is **truncated** (not rounded) to ``settings.cochange_decimal
 (4) places; zero scores are dropped.
 
 Per edited file: candidates sorted by score descending (ties: more shared
-commits, more lines churned in ``g`` in those commits, then path), at most
+commits, more lines churned in ``g`` in those commits — when line counts were mined,
+``settings.history_line_counts`` — then path), at most
 ``settings.max_cochange_candidates`` (40). The edited files themselves are never
 candidates of one another, and when an ``exists`` filter is given (the files of
 the index at the change) partners that no longer exist are dropped before the cap.

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from impactlens.fileio import parse_python
 from impactlens.impact.retired import COMMON_NAMES, MIN_LENGTH, TYPE_METHODS, top_level_names
-from impactlens.index.discover import is_source
+from impactlens.index.discover import library_in
 from impactlens.model import Bucket, Node, NodeKind, TriageEntry
 from impactlens.settings import DEFAULT, Settings
 
@@ -79,9 +79,10 @@ def task_named(nodes_named: Callable[[str], Sequence[Node]], task: str,
     files are left out, a name more files define than ``settings.task_named_max_files``,
     and a module name more than one library module has."""
     edited = set(edited_files)
+    library = library_in(edited)
     out: dict[str, list[tuple[str, str]]] = {}
     for name in named_identifiers(task):
-        defs = [n for n in nodes_named(name) if n.kind in _KINDS and is_source(n.file)
+        defs = [n for n in nodes_named(name) if n.kind in _KINDS and library(n.file)
                 and n.file not in edited]
         if len({n.file for n in defs}) > settings.task_named_max_files:
             continue
@@ -90,7 +91,7 @@ def task_named(nodes_named: Callable[[str], Sequence[Node]], task: str,
     if settings.task_named_max_files:  # 0 switches the whole channel off
         for name in named_modules(task):
             mods = [n for n in nodes_named(name) if n.kind is NodeKind.MODULE
-                    and is_source(n.file)]
+                    and library(n.file)]
             if len(mods) == 1 and mods[0].file not in edited:  # one module by that name
                 out.setdefault(mods[0].file, []).append((mods[0].id, name))
     return {f: tuple(dict.fromkeys(v)) for f, v in sorted(out.items())}

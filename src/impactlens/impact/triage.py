@@ -39,7 +39,7 @@ from impactlens.impact.dag import cause_label, short_name
 from impactlens.impact.graphcache import cached
 from impactlens.impact.relations import CONSTRUCTOR_NAMES
 from impactlens.impact.retired import retired_reason
-from impactlens.index.discover import is_source
+from impactlens.index.discover import library_in
 from impactlens.model import (
     AtomicChange,
     Bucket,
@@ -414,8 +414,9 @@ def sole_caller_file(graph: IndexGraph | None, seed: str, own_file: str,
     with a change there (measured by `impactlens bench history`)."""
     if graph is None or not settings.sole_caller_weight or "walk" not in settings.channels:
         return None
+    library = library_in([own_file])
     files = {e.file for e in graph.in_edges(seed, frozenset({EdgeKind.CALL}))
-             if e.file != own_file and is_source(e.file)}
+             if e.file != own_file and library(e.file)}
     return files.pop() if len(files) == 1 else None
 
 
@@ -680,9 +681,10 @@ def cut_weak(tri: Triage, edited_files: Iterable[str], settings: Settings = DEFA
     nor what the task text names: the task points at it, its evidence is not measured
     against the other candidates'."""
     edited = set(edited_files)
+    of_language = library_in(edited)
 
     def library(e: TriageEntry) -> bool:
-        return e.file not in edited and is_source(e.file)
+        return e.file not in edited and of_language(e.file)
 
     others = [e for e in (*tri.must_inspect, *tri.may_impact) if library(e)]
     if not settings.may_relative_min or not others:

@@ -9,7 +9,7 @@ owns (:mod:`impactlens.index.frontend`), less what that frontend skips.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from impactlens.fileio import OUTSIDE, outside_root, shown_name, valid_name
@@ -152,6 +152,33 @@ def is_source(path: str) -> bool:
         return False
     return not any(part in _NON_SOURCE_DIRS or "example" in part or part.startswith("typing")
                    for part in p.parts[:-1])
+
+
+def is_library_file(path: str) -> bool:
+    """A library file in any language a frontend reads: :func:`is_source` for Python, the
+    TypeScript/JavaScript layout rules (:mod:`impactlens.index.typescript.layout`) for
+    those files."""
+    if path.endswith(PY_SUFFIX):
+        return is_source(path)
+    if frontend.language_of(path) != "typescript":
+        return False
+    from impactlens.index.typescript.layout import is_library_file as ts_library
+
+    return ts_library(path)
+
+
+def library_in(paths: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a file is a library file (:func:`is_library_file`) in one of the languages
+    of ``paths`` (the edited files): candidates are weighed against others of the
+    change's own language, so a Python change's are Python files alone (no paths: every
+    language)."""
+    languages = frozenset(frontend.language_of(p) for p in paths)
+
+    def library(path: str) -> bool:
+        return (not languages or frontend.language_of(path) in languages) \
+            and is_library_file(path)
+
+    return library
 
 
 def is_test_file(path: str) -> bool:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,12 +62,70 @@ def run_bytes(
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]}: no answer in {timeout:g} s") from exc
     if proc.returncode not in ok_codes:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        msg = err[-1] if err else f"exit code {proc.returncode}"
-        if "not a git repository" in msg.lower():
-            raise NotARepositoryError(f"{root}: not a git repository")
-        raise GitError(f"git {args[0]}: {msg.removeprefix('fatal: ').removeprefix('error: ')}")
+        raise _failure(root, args[0], proc.returncode, proc.stderr)
     return proc.stdout
+
+
+def _failure(root: Path | str, command: str, code: int, stderr: bytes
+             ) -> GitError | NotARepositoryError:
+    err = stderr.decode("utf-8", "replace").strip().splitlines()
+    msg = err[-1] if err else f"exit code {code}"
+    if "not a git repository" in msg.lower():
+        return NotARepositoryError(f"{root}: not a git repository")
+    return GitError(f"git {command}: {msg.removeprefix('fatal: ').removeprefix('error: ')}")
+
+
+def stream_bytes(root: Path | str, *args: str, input: bytes | None = None,
+                 chunk: int = 1 << 20) -> Iterator[bytes]:
+    """Run ``git ARGS`` in ``root`` and yield its output in chunks as git writes it (a long
+    ``git log`` is parsed while git still diffs); :class:`GitError` at the end if git failed.
+
+    Closing the generator early ends git. ``input`` is written from a thread, so a git that
+    writes before it has read all of its input cannot block on a full pipe."""
+    with tempfile.TemporaryFile() as err:  # a file: a chatty stderr cannot fill a pipe
+        try:
+            proc = subprocess.Popen(["git", *_READ_ONLY, *args], cwd=str(root), env=_env(),
+                                    stdin=subprocess.PIPE if input is not None else None,
+                                    stdout=subprocess.PIPE, stderr=err)
+        except FileNotFoundError as exc:
+            raise GitError("git: executable not found on PATH") from exc
+        except NotADirectoryError as exc:
+            raise NotARepositoryError(f"{root}: not a directory") from exc
+        writer = threading.Thread(target=_write_all, args=(proc, input), daemon=True)
+        writer.start()
+        assert proc.stdout is not None
+        out = proc.stdout.fileno()
+        try:
+            while data := os.read(out, chunk):
+                yield data
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # the reader stopped early (an error, a closed generator)
+            proc.stdout.close()
+            code = proc.wait()
+            writer.join()
+        if code != 0:
+            err.seek(0)
+            raise _failure(root, _command(args), code, err.read())
+
+
+def _command(args: tuple[str, ...]) -> str:
+    """The git command ``args`` run (what follows the ``-c name=value`` options)."""
+    i = 0
+    while i < len(args) and args[i] == "-c":
+        i += 2
+    return args[i] if i < len(args) else "git"
+
+
+def _write_all(proc: subprocess.Popen[bytes], data: bytes | None) -> None:
+    if proc.stdin is None:
+        return
+    try:
+        if data:
+            proc.stdin.write(data)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):  # git ended (or was ended) before reading it all
+        pass
 
 
 def run(root: Path | str, *args: str, ok_codes: tuple[int, ...] = (0,),

@@ -1,11 +1,23 @@
 """Git history → the store's ``commits`` / ``commit_files`` tables, incrementally.
 
-:func:`update_history` runs at the end of every ``impactlens index``, inside the
-indexer's write transaction. It records, for every commit reachable from
-``HEAD`` that it has not seen before: the sha, the author date (epoch seconds),
-the full message, and each changed file with its added/deleted line counts
-(``git log --numstat -M -z``: renames are detected and recorded with their old
-path, binary files count ``-1`` lines).
+:func:`update_history` runs after the code part of every ``impactlens index`` has been
+committed (the code index answers before history is mined). It records, for every commit
+of the window (below) that it has not stored: the sha, the author date (epoch seconds), the
+full message, and each changed file, renames detected and recorded with their old path —
+ONE ``git log --no-walk --stdin --name-status -M -z`` over all of them, parsed as git
+writes it (:mod:`impactlens.index.gitlog`) and stored in batches of ``_BATCH`` commits,
+one write transaction each. Line counts (``--numstat``) only with
+``settings.history_line_counts``: they make git read and diff every changed file, 10–20×
+the cost of the tree diffs and the rename matching, and co-change uses them only to break
+ties (binary files, and every file without them, count ``-1``).
+
+The window: the newest ``settings.history_max_commits`` commits of the walk (0 = all), so
+the stored history is a function of ``HEAD`` and the settings. A run may be given a
+``budget`` (an implicit refresh mines ``settings.history_refresh_commits``): it mines that
+many of the missing commits, newest first, and records how many are left; the next run
+continues there, as it does after a run that was killed or interrupted between batches.
+The note (and through it the co-change channel's note in every answer) says how far
+mining has got: ``history: 5000 of 16578 commits indexed, newest first``.
 
 Which commits (``settings.history_first_parent``):
 
@@ -26,11 +38,11 @@ module-level code and a class attribute between two methods name none (which cla
 of the same depth and text but the name). Names are leaf names (``meth``, not
 ``Cls.meth``). On click's 2,146 commits the pass adds about a second to a cold mining.
 
-Incremental: the set of reachable commits is listed (``rev-list``, cheap) and
-compared with the stored set — only new commits are mined, commits no longer
-reachable (a rebase, a reset, a checkout of an older revision) are dropped, so
-the table always describes exactly the history behind ``HEAD``. When ``HEAD``
-has not moved since the last run nothing runs but one ``rev-parse``.
+Incremental: the window is listed (``rev-list``, cheap) and compared with the stored set —
+only missing commits are mined, commits no longer in it (a rebase, a reset, a checkout of
+an older revision, HEAD moving the window past them) are dropped, so the table always
+describes exactly the window behind ``HEAD``. When ``HEAD``, the horizon and the settings
+are as the last complete run left them, nothing runs but one ``rev-parse``.
 
 Robustness: no ``git`` executable or no repository → the history is empty and
 the summary says so (the co-change channel is then empty, never an error); an
@@ -59,13 +71,14 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from impactlens.errors import ImpactlensError
 from impactlens.index import git as gitcmd
 from impactlens.index.git import GitError
+from impactlens.index.gitlog import CommitRecord, FileTouch, LogParser
 from impactlens.index.store import Store
 from impactlens.settings import Settings
 
@@ -82,35 +95,11 @@ _META_HEAD = "history_head"
 _META_MODE = "history_mode"
 _META_SHALLOW = "history_shallow"
 _META_STATE = "history_state"
+_META_PENDING = "history_pending"  # commits of the window a run left for the next
+_META_BEYOND = "history_beyond"  # "1": HEAD has more commits than the horizon takes
+_META_HORIZON = "history_horizon"  # the horizon the stored window was listed with
 _SHA_RE = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
-_BATCH = 2000  # shas per `git log --stdin` call
-
-
-@dataclass(frozen=True, slots=True)
-class FileTouch:
-    """One file changed by one commit (paths are repo-relative POSIX, as git names them)."""
-
-    path: str
-    old_path: str | None  # the pre-rename path when git detected a rename
-    added: int  # -1 for a binary file
-    deleted: int  # -1 for a binary file
-    # names of the functions/classes the commit's hunks touched in this file (innermost
-    # definition of each changed line; module-level code names none), sorted
-    symbols: tuple[str, ...] = ()
-    # definitions the commit renamed in this file: (old name, new name)
-    renamed: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class CommitRecord:
-    sha: str
-    author_time: int  # epoch seconds (UTC)
-    message: str
-    n_files: int  # files the commit touched (the sweeping-commit test uses this)
-    files: tuple[FileTouch, ...]
-    # parent commits; 0 = a root commit (an initial import: its "diff" lists every file as
-    # added, so it is kept out of co-change pairs) or a shallow clone's boundary
-    parents: int = 1
+_BATCH = 2000  # commits per write transaction (and per touched-definitions pass)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +114,7 @@ class HistorySummary:
     head: str | None
     seconds: float
     note: str = ""
+    pending: int = 0  # commits within the horizon left for a later run
 
 
 # --------------------------------------------------------------------- git
@@ -137,8 +127,10 @@ def _git_text(root: Path, *args: str) -> str:
 
 
 def _mode(settings: Settings, prefix: str) -> str:
+    """What the stored commits were mined with; a change re-mines them all. (The horizon is
+    not part of it: a wider one mines the older commits, a narrower one drops them.)"""
     return json.dumps({"first_parent": bool(settings.history_first_parent),
-                       "prefix": prefix, "max": settings.history_max_commits,
+                       "prefix": prefix, "lines": settings.history_line_counts,
                        # the touched-definitions pass runs only when co-change weighs
                        # them; a change of the setting re-mines, as any walk change does
                        "symbols": settings.weighs_symbols}, sort_keys=True)
@@ -155,95 +147,115 @@ def _shallow_boundary(root: Path) -> set[str]:
         return set()
 
 
-def _parse_log(raw: bytes) -> list[CommitRecord]:
-    """Parse ``git log -z --numstat --format=%x1e%H%x00%at%x00%P%x00%B%x00`` output (or
-    ``--name-only`` in place of ``--numstat``)."""
-    text = raw.decode("utf-8", "replace")
-    chunks: list[str] = []
-    for part in text.split("\x1e"):
-        head = part.split("\x00", 1)[0]
-        if _SHA_RE.match(head):
-            chunks.append(part)
-        elif chunks:  # a \x1e inside a message: glue it back
-            chunks[-1] += "\x1e" + part
-    out: list[CommitRecord] = []
-    for chunk in chunks:
-        sha, at, parents, rest = chunk.split("\x00", 3)
-        message, _, stat = rest.partition("\x00")
-        tokens = stat.lstrip("\x00\n").split("\x00")
-        files: list[FileTouch] = []
-        i = 0
-        while i < len(tokens):
-            tok = tokens[i].lstrip("\n")
-            if not tok:
-                i += 1
-                continue
-            fields = tok.split("\t", 2)
-            if len(fields) == 1:  # --name-only: the path, line counts unknown
-                files.append(FileTouch(tok, None, -1, -1))
-                i += 1
-                continue
-            if len(fields) != 3:
-                i += 1
-                continue
-            added = int(fields[0]) if fields[0].isdigit() else -1
-            deleted = int(fields[1]) if fields[1].isdigit() else -1
-            if fields[2]:
-                files.append(FileTouch(fields[2], None, added, deleted))
-                i += 1
-            else:  # rename: "a\td\t\0old\0new\0"
-                old, new = tokens[i + 1], tokens[i + 2]
-                files.append(FileTouch(new, old, added, deleted))
-                i += 3
-        files.sort(key=lambda f: (f.path, f.old_path or ""))
-        out.append(CommitRecord(sha=sha, author_time=int(at or 0), message=message.strip(),
-                                n_files=len(files), files=tuple(files),
-                                parents=len(parents.split())))
-    return out
+def iter_commits(root: Path, shas: Sequence[str], *, first_parent: bool = False,
+                 relative: bool = False, contents: bool = True, lines: bool = False,
+                 without_contents: list[str] | None = None) -> Iterator[CommitRecord]:
+    """The given commits (each diffed against its first parent) in their order, as ONE
+    ``git log --stdin`` writes them (parsed while git still diffs the older ones).
+
+    Renames are detected from the files' contents (``-M``) and, with ``lines``, lines
+    counted (``--numstat``: git then reads and diffs every changed file, most of its cost);
+    without, the line counts are -1. With ``contents=False`` (a partial clone, which would
+    fetch what it lacks), or for a commit whose contents the clone lacks, only the changed
+    paths are mined (no renames); such shas are appended to ``without_contents``."""
+    done = 0
+    failures = 0
+    while done < len(shas):
+        if contents and failures < _MAX_RESTARTS:
+            got: list[int] = [0]
+            try:
+                yield from _counted(_stream(root, shas[done:], first_parent, relative,
+                                            True, lines), got)
+                return
+            except GitError as exc:
+                if not _lacks_objects(exc):
+                    raise
+                done += got[0]  # the commit being diffed when git failed: by path only
+                failures += 1
+            rest = shas[done:done + 1]
+        else:
+            rest = shas[done:]
+        for record in _stream(root, rest, first_parent, relative, False, False):
+            if without_contents is not None:
+                without_contents.append(record.sha)
+            yield record
+        done += len(rest)
+
+
+# a clone lacking the contents of this many commits is mined by path from there on (each
+# such commit costs a restart of git, and a clone missing that much lacks most of them)
+_MAX_RESTARTS = 20
+
+
+def _counted(records: Iterator[CommitRecord], got: list[int]) -> Iterator[CommitRecord]:
+    for record in records:
+        got[0] += 1
+        yield record
+
+
+def _stream(root: Path, shas: Sequence[str], first_parent: bool, relative: bool,
+            contents: bool, lines: bool) -> Iterator[CommitRecord]:
+    """One ``git log`` over ``shas``, parsed as it comes; a failing git leaves the commit it
+    was writing out (:class:`LogParser`) and raises :class:`GitError`."""
+    if not shas:
+        return
+    parser = LogParser()
+    for chunk in gitcmd.stream_bytes(root, *_log_args(first_parent, relative, contents, lines),
+                                     input=_stdin(shas)):
+        yield from parser.feed(chunk)
+    yield from parser.close()
 
 
 def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
                  relative: bool = False, symbols_up_to: int | None = 50,
-                 contents: bool = True, without_contents: list[str] | None = None
-                 ) -> list[CommitRecord]:
-    """Mine the given commits (each diffed against its first parent). The definitions
-    their hunks touched are mined for the commits that can form co-change pairs — with a
-    parent and at most ``symbols_up_to`` files (None: no symbol pass): a root commit's or a
-    sweeping commit's patch is large (a whole initial import) and its pairs never count.
-
-    Line counts, renames and touched definitions need the files' contents. With
-    ``contents=False`` (a partial clone, which would fetch them), and for a batch whose
-    contents the clone lacks, only the changed paths are mined (line counts -1, no
-    renames, no definitions); the shas so mined are appended to ``without_contents``."""
-    shas = list(shas)
+                 contents: bool = True, lines: bool = False,
+                 without_contents: list[str] | None = None) -> list[CommitRecord]:
+    """:func:`iter_commits` as a list, with the definitions the hunks touched mined for the
+    commits that can form co-change pairs — with a parent and at most ``symbols_up_to``
+    files (None: no symbol pass): a root commit's or a sweeping commit's patch is large (a
+    whole initial import) and its pairs never count."""
+    blind: list[str] = []
     out: list[CommitRecord] = []
-    for i in range(0, len(shas), _BATCH):
-        batch = shas[i : i + _BATCH]
-        try:
-            records = _parse_log(_git(root, *_log_args(first_parent, relative, contents),
-                                      stdin=_stdin(batch)))
-            full = contents
-        except GitError as exc:
-            if not _lacks_objects(exc):
-                raise
-            records, full = [], False
-        if not full:
-            records = records or _parse_log(_git(root, *_log_args(first_parent, relative, False),
-                                                 stdin=_stdin(batch)))
-            if without_contents is not None:
-                without_contents.extend(r.sha for r in records)
-            out.extend(records)
-            continue
-        pairable = [r.sha for r in records if symbols_up_to is not None and r.parents
-                    and 0 < r.n_files <= symbols_up_to]
-        touched = (_mine_symbols(root, pairable, first_parent=first_parent, relative=relative)
-                   if pairable else {})
-        out.extend(_with_symbols(r, touched) for r in records)
+    for batch in _batches(iter_commits(root, list(shas), first_parent=first_parent,
+                                       relative=relative, contents=contents, lines=lines,
+                                       without_contents=blind), _BATCH):
+        out.extend(with_touched(root, batch, symbols_up_to, set(blind),
+                                first_parent=first_parent, relative=relative))
+    if without_contents is not None:
+        without_contents.extend(blind)
     return out
 
 
-def _log_args(first_parent: bool, relative: bool, contents: bool) -> list[str]:
-    changes = ["--numstat", "-M"] if contents else ["--name-only", "--no-renames"]
+def with_touched(root: Path, records: list[CommitRecord], symbols_up_to: int | None,
+                 blind: set[str], *, first_parent: bool, relative: bool) -> list[CommitRecord]:
+    """``records`` with the definitions their hunks touched (see :func:`mine_commits`);
+    the commits in ``blind`` (mined without contents) are left as they are."""
+    if symbols_up_to is None:
+        return records
+    pairable = [r.sha for r in records if r.parents and r.sha not in blind
+                and 0 < r.n_files <= symbols_up_to]
+    if not pairable:
+        return records
+    touched = _mine_symbols(root, pairable, first_parent=first_parent, relative=relative)
+    return [_with_symbols(r, touched) for r in records]
+
+
+def _batches(records: Iterable[CommitRecord], size: int) -> Iterator[list[CommitRecord]]:
+    batch: list[CommitRecord] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _log_args(first_parent: bool, relative: bool, contents: bool, lines: bool) -> list[str]:
+    # --name-status -M reads a file's contents only to match an added file with a deleted
+    # one (a rename); --numstat reads and diffs every changed file
+    changes = (["--numstat" if lines else "--name-status", "-M"] if contents
+               else ["--name-status", "--no-renames"])
     return ["-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
             "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
             "--no-textconv", *changes, "-z", "--format=%x1e%H%x00%at%x00%P%x00%B%x00",
@@ -422,12 +434,16 @@ def _with_symbols(record: CommitRecord, touched: Touched) -> CommitRecord:
 
 
 # ------------------------------------------------------------------ update
+ProgressFn = Callable[[str, int, int], None]  # (phase, done, total), as the indexer's
+
+
 def _empty(store: Store, note: str, t0: float, *, clear: bool) -> HistorySummary:
-    if clear:
-        store.clear_history()
-        for key in (_META_HEAD, _META_SHALLOW, _META_MODE):
-            store.set_meta(key, "")
-    store.set_meta(_META_STATE, note)
+    with store.transaction():
+        if clear:
+            store.clear_history()
+            for key in (_META_HEAD, _META_SHALLOW, _META_MODE, _META_PENDING, _META_HORIZON):
+                store.set_meta(key, "")
+        store.set_meta(_META_STATE, note)
     return HistorySummary(available=False, commits=store.history_count(), new=0, removed=0,
                           shallow=False, head=None, seconds=time.perf_counter() - t0, note=note)
 
@@ -442,23 +458,67 @@ def history_is_current(store: Store, root: Path, top: Path, head: str,
     root = Path(root).resolve()
     prefix = root.relative_to(top).as_posix() if root != top else ""
     return (store.get_meta(_META_HEAD) == head
+            and not history_pending(store)
+            and store.get_meta(_META_HORIZON) == str(settings.history_max_commits)
             and store.get_meta(_META_SHALLOW) == "[]"
             and store.get_meta(_META_MODE) == _mode(settings, prefix if prefix != "." else ""))
 
 
-def update_history(store: Store, root: Path, settings: Settings) -> HistorySummary:
-    """Mine the commits of ``root`` not yet in ``store`` (call inside a write transaction).
+def history_pending(store: Store) -> int:
+    """Commits within the horizon that a run stopped before mining (0: none)."""
+    got = store.get_meta(_META_PENDING)
+    return int(got) if got and got.isdigit() else 0
+
+
+def update_history(store: Store, root: Path, settings: Settings, *, budget: int | None = None,
+                   progress: ProgressFn | None = None) -> HistorySummary:
+    """Mine the commits of ``root`` not yet in ``store``, newest first: at most ``budget``
+    of them (``None``: all within the horizon); the rest wait for a later run, and the note
+    says how far mining has got. Writes in its own transactions, one per batch of commits,
+    so a run ended midway (killed, interrupted) keeps the batches it wrote and the next run
+    continues from there.
 
     Never fails the index: a git error leaves the stored history as it was and says so."""
     t0 = time.perf_counter()
     try:
-        return _update(store, Path(root).resolve(), settings, t0)
+        return _update(store, Path(root).resolve(), settings, t0, budget, progress)
     except ImpactlensError as exc:
         return _empty(store, f"history: git failed ({exc}); the history indexed before (if "
                       "any) is kept", t0, clear=False)
 
 
-def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistorySummary:
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What one run mines: the commits of the window (the newest ``horizon`` reachable in
+    the walk, newest first) not stored, and the stored ones no longer in it."""
+
+    head: str
+    window: list[str]
+    todo: list[str]
+    gone: list[str]
+    beyond: bool  # HEAD has more commits than the horizon takes
+
+
+def _plan(store: Store, root: Path, settings: Settings, head: str, refresh: bool) -> _Plan:
+    if not refresh:
+        return _Plan(head, [], [], [], store.get_meta(_META_BEYOND) == "1")
+    horizon = settings.history_max_commits
+    rev_args = ["rev-list", "--first-parent"] if settings.history_first_parent else [
+        "rev-list", "--no-merges"]
+    if horizon > 0:
+        rev_args += ["-n", str(horizon + 1)]
+    window = _git_text(root, *rev_args, "HEAD").split()
+    beyond = horizon > 0 and len(window) > horizon
+    if beyond:
+        window = window[:horizon]
+    known = store.history_shas()
+    in_window = set(window)
+    return _Plan(head, window, [s for s in window if s not in known],
+                 sorted(known - in_window), beyond)
+
+
+def _update(store: Store, root: Path, settings: Settings, t0: float, budget: int | None,
+            progress: ProgressFn | None) -> HistorySummary:
     if shutil.which("git") is None:
         return _empty(store, "history: git is not installed; co-change channel empty", t0,
                       clear=False)
@@ -475,69 +535,97 @@ def _update(store: Store, root: Path, settings: Settings, t0: float) -> HistoryS
     head = _git_text(root, "rev-parse", "HEAD").strip()
     mode = _mode(settings, prefix if relative else "")
     boundary = _shallow_boundary(root)
-    shallow = bool(boundary)
 
-    if store.get_meta(_META_MODE) != mode:  # walk settings changed: start over
-        store.clear_history()
-        store.set_meta(_META_HEAD, "")
-    old_boundary = set(json.loads(store.get_meta(_META_SHALLOW) or "[]"))
-    deepened = sorted(old_boundary - boundary)
-    if deepened:  # the clone was deepened: those commits now have parents, re-mine them
-        store.delete_commits(deepened)
-
-    new = removed = 0
-    truncated = False
-    blind: list[str] = []  # commits mined by path only: the clone lacks their contents
-    if store.get_meta(_META_HEAD) != head or deepened:
-        rev_args = ["rev-list", "--first-parent"] if settings.history_first_parent else [
-            "rev-list", "--no-merges"]
-        if settings.history_max_commits > 0:
-            rev_args += ["-n", str(settings.history_max_commits + 1)]
-        listed = _git_text(root, *rev_args, "HEAD").split()
-        if settings.history_max_commits > 0 and len(listed) > settings.history_max_commits:
-            truncated = True
-            listed = listed[: settings.history_max_commits]
-        reachable = set(listed)
-        known = store.history_shas()
-        gone = sorted(known - reachable)
-        if gone:
-            store.delete_commits(gone)
-        todo = [s for s in listed if s not in known]
-        records = mine_commits(
-            root, todo, first_parent=settings.history_first_parent, relative=relative,
-            symbols_up_to=settings.history_max_files_per_commit
-            if settings.weighs_symbols else None,
-            contents=not is_partial_clone(root), without_contents=blind)
-        records = [
-            CommitRecord(r.sha, r.author_time, r.message, 0, (), parents=0)
-            if r.sha in boundary else r
-            for r in records
-        ]
-        store.put_commits(records)
-        new, removed = len(records), len(gone)
-        store.set_meta(_META_HEAD, head)
+    with store.transaction():
+        if store.get_meta(_META_MODE) != mode:  # walk settings changed: start over
+            store.clear_history()
+            store.set_meta(_META_HEAD, "")
+        old_boundary = set(json.loads(store.get_meta(_META_SHALLOW) or "[]"))
+        deepened = sorted(old_boundary - boundary)
+        if deepened:  # the clone was deepened: those commits now have parents, re-mine them
+            store.delete_commits(deepened)
+        relist = (store.get_meta(_META_HEAD) != head or bool(deepened)
+                  or history_pending(store) > 0
+                  or store.get_meta(_META_HORIZON) != str(settings.history_max_commits))
+        plan = _plan(store, root, settings, head, relist)
+        store.delete_commits(plan.gone)
         store.set_meta(_META_MODE, mode)
-    store.set_meta(_META_SHALLOW, json.dumps(sorted(boundary)))
+        store.set_meta(_META_SHALLOW, json.dumps(sorted(boundary)))
+    take = plan.todo if budget is None else plan.todo[:max(0, budget)]
+    blind = _mine_into(store, root, settings, take, boundary, relative, progress)
+    pending = len(plan.todo) - len(take)
+    return _finish(store, settings, plan, _Run(len(take), len(plan.gone), pending, blind,
+                                               boundary), t0)
 
+
+def _mine_into(store: Store, root: Path, settings: Settings, shas: list[str],
+               boundary: set[str], relative: bool, progress: ProgressFn | None) -> int:
+    """Mine ``shas`` and store them, one transaction per batch; how many were mined by
+    changed path only (the clone lacks their contents)."""
+    if not shas:
+        return 0
+    blind: list[str] = []
+    records = iter_commits(root, shas, first_parent=settings.history_first_parent,
+                           relative=relative, contents=not is_partial_clone(root),
+                           lines=settings.history_line_counts, without_contents=blind)
+    symbols_up_to = (settings.history_max_files_per_commit if settings.weighs_symbols
+                     else None)
+    done = 0
+    for batch in _batches(records, _BATCH):
+        batch = with_touched(root, batch, symbols_up_to, set(blind),
+                             first_parent=settings.history_first_parent, relative=relative)
+        # a shallow clone's boundary commit has no parent here: its diff would list every
+        # file as added, so it is kept without files (it forms no pairs)
+        batch = [CommitRecord(r.sha, r.author_time, r.message, 0, (), parents=0)
+                 if r.sha in boundary else r for r in batch]
+        done += len(batch)
+        with store.transaction():
+            store.put_commits(batch, fresh=True)
+            store.set_meta(_META_PENDING, str(len(shas) - done))
+        if progress:
+            progress("history", done, len(shas))
+    return len(blind)
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    new: int
+    removed: int
+    pending: int
+    blind: int
+    boundary: set[str]
+
+
+def _finish(store: Store, settings: Settings, plan: _Plan, run: _Run, t0: float
+            ) -> HistorySummary:
     total = store.history_count()
-    notes = [f"history: {total} commits indexed ({_news(new, removed)})"]
-    if shallow:
+    window = len(plan.window) if plan.window else total + run.pending
+    notes = [(f"history: {total} commits indexed" if not run.pending else
+              f"history: {total} of {window} commits indexed, newest first (`impactlens "
+              "index` mines the rest)") + f" ({_news(run.new, run.removed)})"]
+    if run.boundary:
         # a stored boundary commit's parent is absent: no diff, no pairs
-        usable = total - len(boundary & store.history_shas())
+        usable = total - len(run.boundary & store.history_shas())
         notes.append(f"shallow clone: co-change uses the {usable} of {total} commits present "
                      "whose parent is present too (`git fetch --unshallow` for the full "
                      "history)")
-    if blind:
-        notes.append(f"{len(blind)} commits mined by changed path only (this clone lacks the "
-                     "files' contents, so no line counts, renames or changed definitions)")
-    if truncated:
+    if run.blind:
+        notes.append(f"{run.blind} commits mined by changed path only (this clone lacks the "
+                     "files' contents, so no renames or changed definitions)")
+    if plan.beyond:
         notes.append(f"only the newest {settings.history_max_commits} commits are mined "
-                     "(settings.history_max_commits)")
+                     "(settings.history_max_commits; `impactlens index --full-history` for "
+                     "all)")
     note = "; ".join(notes)
-    store.set_meta(_META_STATE, note)
-    return HistorySummary(available=True, commits=total, new=new, removed=removed,
-                          shallow=shallow, head=head, seconds=time.perf_counter() - t0,
-                          note=note)
+    with store.transaction():
+        store.set_meta(_META_PENDING, str(run.pending))
+        store.set_meta(_META_BEYOND, "1" if plan.beyond else "")
+        store.set_meta(_META_HEAD, plan.head)
+        store.set_meta(_META_HORIZON, str(settings.history_max_commits))
+        store.set_meta(_META_STATE, note)
+    return HistorySummary(available=True, commits=total, new=run.new, removed=run.removed,
+                          shallow=bool(run.boundary), head=plan.head,
+                          seconds=time.perf_counter() - t0, note=note, pending=run.pending)
 
 
 # -------------------------------------------------------------------- read

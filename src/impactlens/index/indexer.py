@@ -14,7 +14,6 @@ import contextlib
 import errno
 import hashlib
 import os
-import pickle
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -35,10 +34,11 @@ from impactlens.index.store import (
     Store,
     facts_names,
     index_path,
+    pack_facts,
     resolution_rows,
+    unpack_facts,
 )
 from impactlens.index.store_health import out_of_space
-from impactlens.index.workers import worker_pool
 from impactlens.model import FileRecord, FileResolution, IndexSummary
 from impactlens.settings import Settings
 
@@ -55,7 +55,7 @@ class _Parsed:
     record: FileRecord
     facts: Any
     mtime_ns: int
-    blob: bytes | None = None  # the facts pickled as the store keeps them, when known
+    blob: bytes | None = None  # the facts packed as the store keeps them, when known
 
 
 # ------------------------------------------------------------------ workers
@@ -101,14 +101,13 @@ def _parse_one(root: str, path: str, module: str, is_test: bool, max_bytes: int)
 
 def _parse_chunk(root: str, items: list[tuple[str, str, bool]], max_bytes: int
                  ) -> list[_Parsed]:
-    """Parse in a worker and hand back the facts pickled: the pool would pickle them anyway
-    to send them, and these are the bytes the store keeps, so the parent, which writes
-    every file, need not pickle them again."""
+    """Parse in a worker and hand back the facts packed (pickled and compressed): the pool
+    would pickle them anyway to send them, and these are the bytes the store keeps, so the
+    parent, which writes every file, need not pack them again."""
     out = []
     for p, m, is_test in items:
         got = _parse_one(root, p, m, is_test, max_bytes)
-        blob = (None if got.facts is None
-                else pickle.dumps(got.facts, protocol=pickle.HIGHEST_PROTOCOL))
+        blob = None if got.facts is None else pack_facts(got.facts)
         out.append(_Parsed(got.record, None, got.mtime_ns, blob))
     return out
 
@@ -116,7 +115,7 @@ def _parse_chunk(root: str, items: list[tuple[str, str, bool]], max_bytes: int
 def _unpack(item: _Parsed) -> _Parsed:
     if item.blob is None:
         return item
-    return _Parsed(item.record, pickle.loads(item.blob), item.mtime_ns, item.blob)
+    return _Parsed(item.record, unpack_facts(item.blob), item.mtime_ns, item.blob)
 
 
 # ------------------------------------------------------------------- lookup
@@ -308,6 +307,7 @@ class Indexer:
         self.dir = self.root / INDEX_DIRNAME
         self.note = ""  # why the last run rebuilt the index ("" = it did not)
         self._lock: Lock | None = None  # held while a run writes
+        self._head: tuple[Path | None, str | None] = (None, None)  # (work tree, HEAD) indexed
 
     # -------------------------------------------------------------- locking
     @contextlib.contextmanager
@@ -391,6 +391,8 @@ class Indexer:
                 if progress:
                     progress("parse", i + 1, total)
             return out
+        from impactlens.index.workers import worker_pool  # multiprocessing: loaded when used
+
         size = max(8, min(64, total // (workers * 8) or 1))
         chunks = [items[i : i + size] for i in range(0, total, size)]
         out = []
@@ -406,7 +408,11 @@ class Indexer:
         return out
 
     # ------------------------------------------------------------------ run
-    def run(self, *, full: bool = False, progress: ProgressFn | None = None) -> IndexSummary:
+    def run(self, *, full: bool = False, progress: ProgressFn | None = None,
+            history_budget: int | None = None) -> IndexSummary:
+        """Index the code (one transaction), then mine history (its own transactions, at
+        most ``history_budget`` commits; ``None``: the whole horizon): the code index is
+        committed, and answers, before history catches up."""
         t0 = time.perf_counter()
         with gc_paused(), self._locked():
             store: Store | None = None
@@ -419,6 +425,8 @@ class Indexer:
                 note = store.install()  # a rebuilt index takes the unusable one's place
                 self.note = note or ""
                 said = tuple(n for n in (note, self._lock and self._lock.note) if n)
+                history = self._update_history(store, *self._head, history_budget, progress)
+                summary = replace(summary, notes=(*summary.notes, *history))
                 return replace(summary, notes=(*said, *summary.notes)) if said else summary
             except (sqlite3.OperationalError, OSError) as exc:
                 no_space = out_of_space(exc, index_path(self.root))
@@ -436,7 +444,8 @@ class Indexer:
         # which files and names are tests follows the pytest configuration: when that
         # changed, every file is taken again
         full = full or not known or store.get_meta(COLLECT_META) != collect.key()
-        top, head = git.work_tree_head(self.root)
+        self._head = git.work_tree_head(self.root)
+        top = self._head[0]
         paths = discover.list_source_files(self.root, top)
         if paths.skipped:
             notes.append(f"skipped {len(paths.skipped)} file(s) whose name is not valid UTF-8: "
@@ -485,10 +494,8 @@ class Indexer:
             for p, facts in edited.items():
                 to_resolve |= readers_of_change(store, p, modules[p], old_facts[p], facts)
             to_resolve -= set(deleted)
-            # history mining (mostly waiting on git) runs while resolution workers are busy
             store.set_meta(COLLECT_META, collect.key())
             self._resolve(store, sorted(to_resolve), parsed, modules, full, progress,
-                          meanwhile=lambda: notes.extend(self._update_history(store, top, head)),
                           collect=collect)
             store.set_meta("indexed_at", str(int(time.time())))
         counts = store.counts()
@@ -502,9 +509,8 @@ class Indexer:
 
     def _resolve(self, store: Store, paths: list[str], parsed: list[_Parsed],
                  modules: dict[str, str], full: bool, progress: ProgressFn | None,
-                 meanwhile: Callable[[], None], collect: Collect) -> None:
-        """Re-resolve ``paths``; ``meanwhile`` runs once, while worker processes (if any)
-        resolve, or after resolution when it runs in this process."""
+                 collect: Collect) -> None:
+        """Re-resolve ``paths``."""
         by_path: dict[str, Any] = {i.record.path: i.facts for i in parsed}
         module_paths: dict[str, str] = {}
         for p in sorted(modules):
@@ -514,7 +520,7 @@ class Indexer:
             # forked workers (they inherit the facts) and bulk-load into index-less tables
             store.drop_secondary_indexes()
             for path, rows, error in self._resolve_parallel(paths, by_path, module_paths,
-                                                             progress, meanwhile, collect):
+                                                             progress, collect):
                 store.put_rows(rows)
                 if error:
                     store.mark_unresolvable(path, error)
@@ -530,12 +536,10 @@ class Indexer:
                 store.mark_unresolvable(path, error) if error else store.mark_resolved(path)
             if progress and (i % 50 == 0 or i + 1 == len(paths)):
                 progress("resolve", i + 1, len(paths))
-        meanwhile()
 
     def _resolve_parallel(self, paths: list[str], by_path: dict[str, Any],
                           module_paths: dict[str, str], progress: ProgressFn | None,
-                          meanwhile: Callable[[], None], collect: Collect
-                          ) -> Iterator[tuple[str, ResolutionRows, str]]:
+                          collect: Collect) -> Iterator[tuple[str, ResolutionRows, str]]:
         global _FORK_STATE
         todo = [p for p in paths if by_path.get(p) is not None]
         workers = self.settings.index_workers or os.cpu_count() or 1
@@ -545,8 +549,9 @@ class Indexer:
                                             FactsLookup(by_path, None, module_paths, collect)))
                 if progress and (i % 50 == 0 or i + 1 == len(todo)):
                     progress("resolve", i + 1, len(todo))
-            meanwhile()
             return
+        from impactlens.index.workers import worker_pool
+
         _FORK_STATE = (by_path, module_paths, collect)
         try:
             size = max(8, min(64, len(todo) // (workers * 8) or 1))
@@ -554,7 +559,6 @@ class Indexer:
             done = 0
             with worker_pool(workers, self._lock_fds()) as pool:
                 results = pool.map(_resolve_chunk, chunks)  # submits every chunk now
-                meanwhile()
                 for result in results:
                     yield from result
                     done += len(result)
@@ -563,7 +567,8 @@ class Indexer:
         finally:
             _FORK_STATE = None
 
-    def _update_history(self, store: Store, top: Path | None, head: str | None) -> list[str]:
+    def _update_history(self, store: Store, top: Path | None, head: str | None,
+                        budget: int | None, progress: ProgressFn | None) -> list[str]:
         if "cochange" not in self.settings.channels:  # nothing reads it: mined when needed
             return []
         try:
@@ -574,6 +579,7 @@ class Indexer:
                 store, self.root, top, head, self.settings):
             note = history_state(store, unchanged=True)  # HEAD has not moved: nothing mined
             return [note] if note else []
-        summary = update_history(store, self.root, self.settings)
+        summary = update_history(store, self.root, self.settings, budget=budget,
+                                 progress=progress)
         note = getattr(summary, "note", "")
         return [note] if note else []

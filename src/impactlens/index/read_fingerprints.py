@@ -20,6 +20,10 @@ changes only that function's key)::
                 through ``scopes[i]`` and is recorded on its own: a method's body edit is
                 not a change of its class
     B:<qual>    a function scope's body: bindings, call sites, returns, yields...
+    P:<qual>    a function's parameter summary (``Scope.param_use``): which parameters
+                are untyped, which of them the body mentions, which it calls. A call
+                site reads this, not the body, so a body edit that keeps it re-resolves
+                only the callers that evaluated the body itself (its returns, a flow)
     A0:<field>  any other field of the module scope (``calls``, ``lreach``, ...)
     A:<field>   a field of the facts record itself (``nodes``, ``imports``, ``stars``...)
     ALL         everything (iterating or counting the scopes)
@@ -137,15 +141,21 @@ class _Scope0:
 
 
 class _FunctionScope:
-    """A function scope whose header and body fields are recorded as separate keys."""
+    """A function scope whose header, body and parameter summary are recorded as separate
+    keys."""
 
-    __slots__ = ("_body", "_head", "_reads", "_sc")
+    __slots__ = ("_body", "_head", "_params", "_reads", "_sc")
 
     def __init__(self, sc: Any, name: str, reads: set[str]) -> None:
         self._sc = sc
         self._reads = reads
         self._head = "S:" + name
         self._body = "B:" + name
+        self._params = "P:" + name
+
+    def param_use(self) -> Any:
+        self._reads.add(self._params)
+        return self._sc.param_use()
 
     def __getattr__(self, field: str) -> Any:
         self._reads.add(self._body if field in _BODY else self._head)
@@ -342,6 +352,11 @@ class _Canon:
         if field == "inst":  # name -> [(enc, scope)] once lines are dropped
             return {k: [(self.enc(x[0], x[1]), self.scopes[x[1]]) for x in v]
                     for k, v in value.items()}
+        if field == "selfs":
+            # the attributes, not their indices into the body's calls and refs: a reader
+            # that follows an index reads the body (its B: key) as well, and a statement
+            # added above a self site is not a change of the function's header
+            return tuple(tuple(a for a, _i in part) for part in value)
         if field == "pcalls":  # name -> (nargs, kwnames, star, dstar, scope)
             return {k: (*v[:4], self.scopes[v[4]]) for k, v in value.items()}
         if own == 0 and field in ("byname", "final"):
@@ -398,6 +413,9 @@ def fingerprint(facts: Any) -> dict[str, str]:
             continue
         out["S:" + name] = _digest(tuple(x for f, x in v.items() if f not in _BODY))
         out["B:" + name] = _digest(tuple(x for f, x in v.items() if f in _BODY))
+        use = scopes[i].param_use()
+        out["P:" + name] = _digest((use.plain, use.mentioned,
+                                    canon.field(scopes[i], i, "pcalls", use.pcalls)))
     return out
 
 

@@ -22,6 +22,18 @@ left with fewer than two such files is skipped. Source = ``*.py`` outside tests,
 docs, examples, benchmarks and scripts directories (and not ``setup.py``/``conftest.py``/
 ``noxfile.py``). Newest cases first; ``--limit`` bounds them.
 
+TypeScript/JavaScript repositories (the language most library files at the head are in
+decides which files count: ``sources.Universe``): library files are code files outside
+tests (``*.test.*``, ``*.spec.*``, ``__tests__/``, ``test/``, ``spec/``, fixtures), docs,
+examples, benchmarks, tool configuration (``*.config.*``, dotfiles), build outputs and
+caches (``dist/``, ``build/``, ``node_modules``, ``*.min.js``), and outside committed copies
+of ``src/`` found from the history (``cases.mirrored_prefixes``: zod's ``deno/lib/``, a
+compiled ``lib/``). *Semantically changed* = the token stream of the tree-sitter tree
+differs once comments, whitespace, quote style, semicolons and commas are dropped
+(``semantic_ts``; type annotations stay: the compiler checks them); subjects naming
+prettier, eslint, biome, dependency updates or a release are mechanical too. Seeds are
+functions and methods of code files (not ``.d.ts``), named by the frontend's qualnames.
+
 Seed and gold
 -------------
 The seed is the after-version of one function or method that exists at the parent and
@@ -39,6 +51,8 @@ Methods compared on the same cases (files are ranked; ties by path)
 * ``imports`` — reverse import closure of the seed's module, by hop distance.
 * ``cochange10`` — the co-change channel alone, its top 10 partners.
 * ``callers1`` — files of the seed function's direct callers (most call sites first).
+* ``gitnexus`` (``--gitnexus``) — GitNexus's ``impact`` (upstream, depth 3) on the same
+  seed, its index built on the same parent (``peer``): files by depth, then its order.
 * ``-walk``, ``-cochange``, ``-testmap``, ``-lexical``, ``-retired``, ``-named`` — the stage
   with one channel removed (§7.6 ablation), everything else fixed.
 
@@ -63,7 +77,8 @@ test map alone. Test outcomes and recordings are cached per (commit, seed) under
 ``--cache``.
 
 Modules: ``sources`` (which files count), ``semantic`` (AST diffs and the seed splice),
-``cases`` (mining), ``evaluate`` (one case: the stage and its ablations), ``baselines``,
+``semantic_ts`` (the same for TypeScript/JavaScript), ``cases`` (mining), ``evaluate``
+(one case: the stage and its ablations), ``baselines``, ``peer`` (GitNexus),
 ``regression`` (the suite runs and their pytest plugin), ``results``, ``summary``,
 ``render`` and ``command`` (the options and the run).
 """

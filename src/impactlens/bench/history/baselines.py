@@ -4,7 +4,7 @@ the distance metric) walk: reverse imports, co-change alone, direct callers."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from impactlens.bench.history.results import MethodRun
@@ -55,19 +55,19 @@ def _hops(starts: Sequence[str], neighbours: Mapping[str, set[str]]) -> dict[str
 
 def baseline_runs(store: Any, graph: FileGraph, seed_file: str, seed_entity: str,
                   partners: Sequence[tuple[str, float]], symbol_ids: set[str],
-                  ) -> dict[str, MethodRun]:
+                  counts: Callable[[str], bool] = is_source) -> dict[str, MethodRun]:
     """Each of :data:`BASELINES` for one seed; ``partners`` = the seed file's co-change
-    candidates in the channel's order."""
+    candidates in the channel's order; ``counts``: the files a list may hold."""
     callers: dict[str, int] = {}
     caller_files: dict[str, int] = {}
     for e in store.in_edges(seed_entity, frozenset({EdgeKind.CALL})):
-        if not is_source(e.file):
+        if not counts(e.file):
             continue
         callers[e.src] = callers.get(e.src, 0) + 1
         caller_files[e.file] = caller_files.get(e.file, 0) + 1
     return {
-        "imports": MethodRun([f for f in graph.import_closure(seed_file) if is_source(f)]),
-        "cochange10": MethodRun([g for g, _ in partners if is_source(g)][:10]),
+        "imports": MethodRun([f for f in graph.import_closure(seed_file) if counts(f)]),
+        "cochange10": MethodRun([g for g, _ in partners if counts(g)][:10]),
         "callers1": MethodRun(
             [f for f, _ in sorted(caller_files.items(), key=lambda t: (-t[1], t[0]))
              if f != seed_file],

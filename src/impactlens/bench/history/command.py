@@ -37,6 +37,7 @@ def _payload(top: Path, info: dict[str, Any], args: argparse.Namespace,
     return {
         "repo": top.name, "head": gitcmd.run(top, "rev-parse", "HEAD").strip(), "info": info,
         "settings": {"cap": args.cap, "seed": args.seed, "limit": args.limit,
+                     "gitnexus": args.gitnexus,
                      "run_tests": args.run_tests, "pytest_args": args.pytest_args,
                      "set": args.set},
         "summary": summarize(results, intervals=intervals), "cases": [asdict(r) for r in results],
@@ -101,6 +102,10 @@ def _parser() -> argparse.ArgumentParser:
                          "'--ignore tests/test_stress.py'")
     ap.add_argument("--cache", type=Path, default=None,
                     help="test-outcome cache (default $XDG_CACHE_HOME/impactlens/bench/history)")
+    ap.add_argument("--gitnexus", action="store_true",
+                    help="also run GitNexus's `impact` on each seed as a baseline (needs "
+                         "gitnexus installed: npm install --prefix /tmp/gn gitnexus@1.6.12, "
+                         "or IMPACTLENS_GITNEXUS)")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--from-json", type=Path, nargs="+", default=None, metavar="FILE",
@@ -167,7 +172,7 @@ def _evaluate_all(top: Path, cases: Sequence[Case], info: dict[str, Any],
                 results.extend(evaluate_case(
                     top, case, settings, run_tests=args.run_tests,
                     test_timeout=args.test_timeout, cache=cache, plugin_dir=plugin_dir,
-                    pytest_args=shlex.split(args.pytest_args)))
+                    pytest_args=shlex.split(args.pytest_args), gitnexus=args.gitnexus))
             except Exception as exc:  # a broken case is reported, the run goes on
                 info.setdefault("failed_cases", []).append(
                     {"sha": case.sha, "error": f"{type(exc).__name__}: {exc}"[:300]})

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from impactlens.bench.history.baselines import FileGraph, baseline_runs
 from impactlens.bench.history.cases import Case, Seed, worktree
+from impactlens.bench.history.peer import GitNexus, peer
 from impactlens.bench.history.regression import (
     SuiteRun,
     cached_recording,
@@ -35,11 +36,11 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 def stage_predictions(result: Any, seed_file: str, seed_entity: str,
                       symbol_ids: set[str], partners: Sequence[tuple[str, float]] = (),
-                      settings: Settings = DEFAULT,
+                      settings: Settings = DEFAULT, counts: Callable[[str], bool] = is_source,
                       ) -> tuple[list[str], list[str], list[str], list[dict[str, Any]]]:
     """(ranked files, ranked symbols, validation test ids, each ranked file's evidence) of
     an ImpactResult. ``partners`` = the seed file's co-change candidates in the channel's
-    order."""
+    order; ``counts``: the files a list may hold (the case's universe)."""
     from impactlens.impact.triage import order_score
 
     tri = result.triage
@@ -52,7 +53,7 @@ def stage_predictions(result: Any, seed_file: str, seed_entity: str,
 
     entries = [*sorted(tri.must_inspect, key=key), *sorted(tri.may_impact, key=key)]
     files = _dedupe(e.file for e in entries if e.file and e.file != seed_file
-                    and is_source(e.file))
+                    and counts(e.file))
     syms = _dedupe(e.entity for e in entries if e.entity != seed_entity
                    and e.entity in symbol_ids and not is_test_path(e.file or ""))
     return files, syms, list(result.validate), file_evidence(entries, files, partners, settings)
@@ -99,11 +100,14 @@ class _Parent:
     recording: Any = None  # the parent's recorded run, when the suite ran
     not_run: str = ""  # why the regression measure has nothing for this case
     current: dict[str, str] = field(default_factory=dict)  # path -> sha256, as indexed
+    peer: GitNexus | None = None  # GitNexus on the same parent (``--gitnexus``)
+    graph_dist: dict[str, int] = field(default_factory=dict)  # the current seed's gold
 
 
 def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool,
                   test_timeout: float, cache: Path | None, plugin_dir: Path,
-                  pytest_args: Sequence[str] = (), progress: Any = None) -> list[CaseResult]:
+                  pytest_args: Sequence[str] = (), progress: Any = None,
+                  gitnexus: bool = False) -> list[CaseResult]:
     from impactlens.api import Project
 
     results: list[CaseResult] = []
@@ -124,14 +128,36 @@ def evaluate_case(repo: Path, case: Case, settings: Settings, *, run_tests: bool
                               pytest_args)
         # after the recording run, which re-indexes
         parent.current = {r.path: r.sha256 for r in store.files()}
-        for seed in case.seeds:
-            r = _evaluate_seed(parent, case, seed, settings)
-            if parent.outcomes is not None:
-                _measure_regression(r, parent.outcomes, parent.suite, seed, test_timeout)
-            results.append(r)
-            if progress:
-                progress(r)
+        parent.peer = peer(gitnexus, wt, test_timeout)
+        try:
+            if parent.peer is not None:
+                parent.peer.analyze()
+            for seed in case.seeds:
+                r = _evaluate_seed(parent, case, seed, settings)
+                if parent.outcomes is not None:
+                    _measure_regression(r, parent.outcomes, parent.suite, seed, test_timeout)
+                results.append(r)
+                if progress:
+                    progress(r)
+        finally:
+            if parent.peer is not None:
+                parent.peer.close()
     return results
+
+
+def _peer_run(parent: _Parent, case: Case, seed: Seed, r: CaseResult) -> None:
+    """GitNexus's answer for ``seed`` into ``r`` (no row when its index failed; an empty
+    list when it answered nothing for the seed)."""
+    gn = parent.peer
+    if gn is None:
+        return
+    if gn.error:
+        r.note = f"{r.note}; gitnexus: {gn.error}" if r.note else f"gitnexus: {gn.error}"
+        return
+    run = gn.impact(seed.file, seed.qualname, seed.file, case.universe.counts)
+    r.methods["gitnexus"] = run if run is not None else MethodRun([])
+    r.dist["gitnexus"] = [parent.graph_dist.get(f) for f in r.methods["gitnexus"].files]
+    r.seconds_peer = gn.seconds_cpu
 
 
 def _run_parent_suite(parent: _Parent, case: Case, wt: Path, settings: Settings,
@@ -161,9 +187,10 @@ def _evaluate_seed(parent: _Parent, case: Case, seed: Seed, settings: Settings) 
     )
     methods, partners, note, t_stage = _stage_runs(parent, case, seed, seed_entity, settings)
     methods.update(baseline_runs(proj.store, parent.graph, seed.file, seed_entity, partners,
-                                 parent.symbol_ids))
+                                 parent.symbol_ids, case.universe.counts))
     dist = parent.graph.distances_from(gold_files) if gold_files else {}
-    return CaseResult(
+    parent.graph_dist = dist
+    r = CaseResult(
         sha=case.sha, seed_file=seed.file, seed=seed_entity,
         message=case.message.splitlines()[0][:100] if case.message else "",
         gold_files=gold_files, gold_symbols=gold_syms, added_files=list(case.added_files),
@@ -171,6 +198,8 @@ def _evaluate_seed(parent: _Parent, case: Case, seed: Seed, settings: Settings) 
         note=note, dist={m: [dist.get(f) for f in run.files] for m, run in methods.items()},
         not_run=parent.not_run,
     )
+    _peer_run(parent, case, seed, r)
+    return r
 
 
 def _stage_runs(parent: _Parent, case: Case, seed: Seed, seed_entity: str,
@@ -213,7 +242,7 @@ def _stage_runs(parent: _Parent, case: Case, seed: Seed, seed_entity: str,
             retired=retired, named=named, settings=s,
         )
         files, syms, tests, why = stage_predictions(
-            res, seed.file, seed_entity, parent.symbol_ids, partners, s)
+            res, seed.file, seed_entity, parent.symbol_ids, partners, s, case.universe.counts)
         methods[name] = MethodRun(files, syms, tests, why if name == "stage" else None)
     return methods, partners, note, (time.perf_counter() - t1) / len(variants)
 

@@ -33,6 +33,7 @@ class CaseResult:
     suite: list[str] = field(default_factory=list)  # test functions collected at the parent
     dist: dict[str, list[int | None]] = field(default_factory=dict)
     not_run: str = ""  # with --run-tests: why this case has no regression measure
+    seconds_peer: float = 0.0  # GitNexus's CPU seconds on this case (``--gitnexus``)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CaseResult:

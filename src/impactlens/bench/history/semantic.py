@@ -61,14 +61,29 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return ast.fix_missing_locations(out) if out is not None else ast.Pass()
 
 
-def semantic(text: str) -> str:
+def _typescript(path: str) -> bool:
+    from impactlens.index.frontend import language_of
+
+    return bool(path) and language_of(path) == "typescript"
+
+
+def semantic(text: str, path: str = "") -> str:
     """The module's AST dump with docstrings and annotations removed: equal dumps = no
-    behaviour change."""
+    behaviour change. A TypeScript/JavaScript ``path``: its token stream
+    (:func:`impactlens.bench.history.semantic_ts.semantic`)."""
+    if _typescript(path):
+        from impactlens.bench.history import semantic_ts
+
+        return semantic_ts.semantic(text, path)
     return ast.dump(_strip_docstrings(ast.parse(text)), include_attributes=False)
 
 
-def definitions(text: str) -> dict[str, DefInfo]:
+def definitions(text: str, path: str = "") -> dict[str, DefInfo]:
     """Module-level functions, classes and (nested) class members, by in-file qualname."""
+    if _typescript(path):
+        from impactlens.bench.history import semantic_ts
+
+        return semantic_ts.definitions(text, path)
     tree = ast.parse(text)
     out: dict[str, DefInfo] = {}
 

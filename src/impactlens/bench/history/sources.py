@@ -4,11 +4,13 @@ tests, test-support packages, docs, scripts or vendored copies of other projects
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from impactlens.index.discover import is_source as _library_file
 from impactlens.index.discover import is_test_file
+from impactlens.index.frontend import language_of
 
 # vendored copies of other projects: never a seed, never gold
 _VENDORED_DIRS = frozenset({"_vendor", "vendor", "vendored", "third_party"})
@@ -27,7 +29,49 @@ def is_source(path: str) -> bool:
 
 def is_test_path(path: str) -> bool:
     p = PurePosixPath(path)
+    if language_of(path) == "typescript":
+        from impactlens.index.typescript.layout import is_test_path as ts_test
+
+        return ts_test(path)
     return is_test_file(path) or any(part in ("tests", "test", "testing") for part in p.parts)
+
+
+def is_ts_source(path: str) -> bool:
+    """A TypeScript/JavaScript library file (:mod:`impactlens.index.typescript.layout`)."""
+    from impactlens.index.typescript.layout import is_library_file
+
+    return language_of(path) == "typescript" and is_library_file(path)
+
+
+@dataclass(frozen=True)
+class Universe:
+    """The files a repository's cases count, seeds and gold alike, and every method's
+    ranked list: library files of the repository's own language (the one most of its
+    library files are in at the head: a Python project's debugger script is not its
+    library), outside test-support directories and outside committed build copies
+    (``built``: path prefixes such as ``deno/lib/`` or a compiled ``lib/``)."""
+
+    languages: frozenset[str] = frozenset({"python"})
+    support: frozenset[str] = frozenset()
+    built: frozenset[str] = frozenset()
+
+    def counts(self, path: str) -> bool:
+        if path.split("/", 1)[0] in self.support or path.startswith(tuple(self.built)):
+            return False
+        if "typescript" in self.languages and is_ts_source(path):
+            return not is_vendored(path)
+        return "python" in self.languages and is_source(path)
+
+
+def main_languages(paths: Iterable[str]) -> frozenset[str]:
+    """The language most of ``paths``'s library files are in (Python on a tie or none)."""
+    py = ts = 0
+    for p in paths:
+        if is_source(p):
+            py += 1
+        elif is_ts_source(p) and not is_vendored(p):
+            ts += 1
+    return frozenset({"typescript" if ts > py else "python"})
 
 
 # what a test-support package imports that library code does not

@@ -9,6 +9,7 @@ from typing import Any
 
 from impactlens.bench.history.baselines import BASELINES
 from impactlens.bench.history.evaluate import CHANNELS
+from impactlens.bench.history.peer import PEERS
 from impactlens.bench.history.results import CaseResult
 from impactlens.bench.metrics import (
     Interval,
@@ -194,7 +195,7 @@ def _paired(results: Sequence[CaseResult], *, intervals: bool = True) -> dict[st
     the mean stage − baseline difference, its 95 % paired bootstrap interval and the
     verdict it supports (``ahead``/``behind`` when the interval excludes 0, else ``tie``)."""
     out: dict[str, Any] = {}
-    for b in BASELINES:
+    for b in (*BASELINES, *PEERS):
         rows = [r for r in results if r.gold_files and all(
             m in r.methods and r.methods[m].files for m in ("stage", b))]
         if not rows:

@@ -56,10 +56,32 @@ Semantics worth knowing (choices where Python leaves room):
   definitions of one qualname (conditional defs, a property's setter) share the id.
 """
 
-from impactlens.fileio import decode_source
-from impactlens.index.python.extract import extract_file
-from impactlens.index.python.facts import PyFileFacts, Scope
-from impactlens.index.python.resolve import ModuleLookup, resolve_file
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from impactlens.fileio import decode_source
+    from impactlens.index.python.extract import extract_file
+    from impactlens.index.python.facts import PyFileFacts, Scope
+    from impactlens.index.python.resolve import ModuleLookup, resolve_file
 
 __all__ = ["ModuleLookup", "PyFileFacts", "Scope", "decode_source", "extract_file",
            "resolve_file"]
+
+# loaded on first use: a command that only reads the index (``impact``, ``find``) or a
+# module that only needs the facts' records never imports the extractor or the resolver
+_LAZY = {"decode_source": "impactlens.fileio", "extract_file": "impactlens.index.python.extract",
+         "PyFileFacts": "impactlens.index.python.facts", "Scope": "impactlens.index.python.facts",
+         "ModuleLookup": "impactlens.index.python.resolve",
+         "resolve_file": "impactlens.index.python.resolve"}
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value  # once: later reads (and monkeypatching) see a plain attribute
+    return value

@@ -25,7 +25,15 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from impactlens.index.python.facts import B_DEF, B_PARAM, FUNCTION, P_POS, P_POSONLY
+from impactlens.index.python.facts import (
+    B_DEF,
+    FUNCTION,
+    P_POS,
+    P_POSONLY,
+    ParamUse,
+    enc_names,
+    mentioned_names,
+)
 
 MAX_TYPES = 4
 MAX_FLOWS = 3
@@ -48,11 +56,14 @@ def note(r: Any, mf: Any, sidx: int, fargs: tuple[Any, ...], recv: Any, tk: Any,
     cs = cmf.scopes[tk[1]]
     if cs.kind != FUNCTION:
         return
+    use = param_use(r, cmf, tk[1])
+    if not use.plain:
+        return
     typed: list[tuple[str, tuple[Any, ...]]] = []
     raw: list[tuple[str, int]] = []  # functions passed as defined, not as decorated
     for pos, aenc in fargs:
-        pname = _param(cs, pos, bound)
-        if pname is None or not _flows_into(r, cmf, tk[1], cs, pname):
+        pname = _param(cs, pos, bound, use)
+        if pname is None or not _flows_into(r, cmf, tk[1], cs, pname, use):
             continue
         vals, _ = r.vals(mf, sidx, aenc, recv)
         got = tuple(v for v in vals if v[0] in _CONCRETE and (v[0] != "F" or v[1:3] != tk))
@@ -72,7 +83,16 @@ def note(r: Any, mf: Any, sidx: int, fargs: tuple[Any, ...], recv: Any, tk: Any,
     r.flows.append((*key, line))
 
 
-def _param(cs: Any, pos: Any, bound: bool) -> str | None:
+def param_use(r: Any, mf: Any, sidx: int) -> ParamUse:
+    """The parameter summary of function scope ``sidx`` of ``mf``, once per resolver."""
+    key = (mf.module, sidx)
+    got = r._param_uses.get(key)
+    if got is None:
+        got = r._param_uses[key] = mf.scopes[sidx].param_use()
+    return got  # type: ignore[no-any-return]
+
+
+def _param(cs: Any, pos: Any, bound: bool, use: ParamUse) -> str | None:
     """The name of the parameter an argument (position or keyword) binds, if unannotated."""
     pname: str | None = None
     if isinstance(pos, int):
@@ -81,19 +101,12 @@ def _param(cs: Any, pos: Any, bound: bool) -> str | None:
             pname = cs.params[idx][0]
     elif any(p[0] == pos for p in cs.params):
         pname = pos
-    if pname is None:
-        return None
-    for b in cs.byname.get(pname, ()):
-        bind = cs.binds[b]
-        if bind[4] == B_PARAM:
-            # unannotated: unknown, or its default's value (an argument replaces it)
-            return pname if bind[1] == _P or bind[1][:2] == ("an", ()) else None
-    return None
+    return pname if pname in use.plain else None
 
 
-def _flows_into(r: Any, cmf: Any, fsidx: int, cs: Any, pname: str) -> bool:
+def _flows_into(r: Any, cmf: Any, fsidx: int, cs: Any, pname: str, use: ParamUse) -> bool:
     """Whether the callee's body (or, for ``__init__``, a field it sets) mentions ``pname``."""
-    if pname in scope_names(r, cmf, fsidx):
+    if pname in use.mentioned:
         return True
     return bool(_typed_fields(r, cmf, fsidx, cs, (pname,)))
 
@@ -103,33 +116,8 @@ def scope_names(r: Any, mf: Any, sidx: int) -> frozenset[str]:
     key = (mf.module, sidx)
     got = r._flow_names.get(key)
     if got is None:
-        sc = mf.scopes[sidx]
-        out: set[str] = set()
-        for site in sc.calls:
-            _names(site[1], out, 0)
-            for _p, e in site[6]:
-                _names(e, out, 0)
-        for bind in sc.binds:
-            _names(bind[1], out, 0)
-        for ref in (*sc.refs, *sc.prefs):
-            _names(ref[1], out, 0)
-        for e in sc.returns:
-            _names(e, out, 0)
-        got = r._flow_names[key] = frozenset(out)
-    return got
-
-
-def _names(enc: Any, out: set[str], depth: int) -> None:
-    if depth > 12 or type(enc) is not tuple or not enc:
-        return
-    tag = enc[0]
-    if tag == "n" and len(enc) > 1:
-        out.add(enc[1])
-    elif tag == "a" and len(enc) > 2:
-        out.add(enc[2])
-    for part in enc[1:]:
-        if type(part) is tuple:
-            _names(part, out, depth + 1)
+        got = r._flow_names[key] = mentioned_names(mf.scopes[sidx])
+    return got  # type: ignore[no-any-return]
 
 
 def _typed_fields(r: Any, cmf: Any, fsidx: int, cs: Any, pnames: Any) -> set[str]:
@@ -141,7 +129,7 @@ def _typed_fields(r: Any, cmf: Any, fsidx: int, cs: Any, pnames: Any) -> set[str
         for enc, _l, _e, msidx in entries:
             if msidx == fsidx:
                 names: set[str] = set()
-                _names(enc, names, 0)
+                enc_names(enc, names, 0)
                 if not names.isdisjoint(pnames):
                     out.add(field)
     return out
@@ -231,7 +219,7 @@ def _dependent_sites(sc: Any, seeds: set[str]) -> tuple[list[Any], list[Any]]:
 
 def _mentions(enc: Any, names: set[str]) -> bool:
     found: set[str] = set()
-    _names(enc, found, 0)
+    enc_names(enc, found, 0)
     return not found.isdisjoint(names)
 
 

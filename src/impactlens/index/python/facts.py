@@ -57,7 +57,7 @@ Annotation alternatives (inside ``("an", alts, ...)``)::
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from impactlens.model import Node, NodeKind
 
@@ -149,6 +149,69 @@ class Scope:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make_scope, tuple(getattr(self, f) for f in _SCOPE_FIELDS))
+
+    def param_use(self) -> ParamUse:
+        """What a call site asks of this function's body about its parameters (see
+        :class:`ParamUse`)."""
+        plain = []
+        for name, _kind, _default in self.params:
+            for b in self.byname.get(name, ()):
+                bind = self.binds[b]
+                if bind[4] == B_PARAM:
+                    # unannotated: unknown, or its default's value (an argument replaces it)
+                    if bind[1] == _P or bind[1][:2] == ("an", ()):
+                        plain.append(name)
+                    break
+        mentioned = mentioned_names(self)
+        return ParamUse(tuple(plain), tuple(n for n in plain if n in mentioned),
+                        dict(sorted(self.pcalls.items())))
+
+
+class ParamUse(NamedTuple):
+    """A function's parameters as its callers' resolution sees them: a summary of its
+    body that a body edit changes only when a caller's answer may change.
+
+    A caller reads this, not the body, to decide whether an argument flows into the
+    function (argflow.py) and whether a function passed to it is called
+    (resolve/sites.py); read-recording views record it under its own key (``P:``,
+    index/read_fingerprints.py)."""
+
+    plain: tuple[str, ...]  # parameters with neither annotation nor inferred type, in order
+    mentioned: tuple[str, ...]  # those of them the body mentions
+    pcalls: dict[str, tuple[int, tuple[str, ...], bool, bool, int]]  # Scope.pcalls
+
+
+_P: Enc = ("p",)
+
+
+def mentioned_names(sc: Scope) -> frozenset[str]:
+    """Names and attribute names mentioned by a function scope's sites and bindings."""
+    out: set[str] = set()
+    for site in sc.calls:
+        enc_names(site[1], out, 0)
+        for _p, e in site[6]:
+            enc_names(e, out, 0)
+    for bind in sc.binds:
+        enc_names(bind[1], out, 0)
+    for ref in (*sc.refs, *sc.prefs):
+        enc_names(ref[1], out, 0)
+    for e in sc.returns:
+        enc_names(e, out, 0)
+    return frozenset(out)
+
+
+def enc_names(enc: Any, out: set[str], depth: int) -> None:
+    """Add the names and attribute names an expression encoding mentions to ``out``."""
+    if depth > 12 or type(enc) is not tuple or not enc:
+        return
+    tag = enc[0]
+    if tag == "n" and len(enc) > 1:
+        out.add(enc[1])
+    elif tag == "a" and len(enc) > 2:
+        out.add(enc[2])
+    for part in enc[1:]:
+        if type(part) is tuple:
+            enc_names(part, out, depth + 1)
 
 
 _SCOPE_FIELDS = tuple(f.name for f in fields(Scope))

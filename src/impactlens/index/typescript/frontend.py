@@ -8,11 +8,11 @@ import re
 from typing import Any
 
 from impactlens.index.frontend import ParseFailure, Skip
-from impactlens.index.typescript import modules
+from impactlens.index.typescript import names
 from impactlens.model import AtomicChange, FileResolution
 from impactlens.settings import Settings
 
-CODE_SUFFIXES = modules.CODE_SUFFIXES
+CODE_SUFFIXES = names.CODE_SUFFIXES
 # build outputs, caches and vendored packages of JavaScript projects
 SKIP_DIRS = frozenset({"node_modules", "dist", "build", "out", ".next", ".nuxt", "coverage",
                        ".turbo", ".cache", ".parcel-cache", ".svelte-kit", ".output",
@@ -32,7 +32,7 @@ class TypeScriptFrontend:
     skip_dirs: frozenset[str] = SKIP_DIRS
 
     def claims(self, path: str) -> bool:
-        return not path.endswith(".json") or modules.is_config(path)
+        return not path.endswith(".json") or names.is_config(path)
 
     def skipped(self, path: str, data: bytes) -> Skip | None:
         if path.endswith(".json"):
@@ -51,18 +51,20 @@ class TypeScriptFrontend:
         return None
 
     def module_names(self, paths: list[str]) -> dict[str, str]:
-        return {p: modules.module_name(p) for p in paths}
+        return {p: names.module_name(p) for p in paths}
 
     def module_name(self, root: Any, path: str) -> str:
-        return modules.module_name(path)
+        return names.module_name(path)
 
     def is_test_file(self, path: str, collect: Any) -> bool:
         return is_test_file(path)
 
     def parse(self, path: str, data: bytes, module: str, is_test: bool) -> Any:
         if path.endswith(".json"):
+            from impactlens.index.typescript.modules import config_facts
+
             try:
-                return modules.config_facts(path, data, module)
+                return config_facts(path, data, module)
             except (ValueError, RecursionError) as exc:
                 raise ParseFailure("syntax-error", f"not a JSON configuration: {exc}") from None
         from impactlens.index.typescript.parse import extract

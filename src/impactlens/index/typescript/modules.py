@@ -21,28 +21,10 @@ import posixpath
 from typing import Any
 
 from impactlens.index.typescript.facts import ConfigFacts, TsFacts
+from impactlens.index.typescript.names import CODE_SUFFIXES, module_name
 
-CODE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 _BUILD_DIRS = ("dist/", "build/", "lib/", "out/", "esm/", "cjs/")
-
-
-def module_name(path: str) -> str:
-    head, _, name = path.rpartition("/")
-    if name == "package.json":
-        return "package:" + (head.rpartition("/")[2] if head else "")
-    if name.endswith(".json"):
-        return path
-    for s in CODE_SUFFIXES:
-        if name.endswith(s):
-            return path[: -len(s)]
-    return path
-
-
-def is_config(path: str) -> bool:
-    name = path.rpartition("/")[2]
-    return name == "package.json" or (name.endswith(".json") and (
-        name.startswith("tsconfig") or name.startswith("jsconfig")))
 
 
 def config_facts(path: str, data: bytes, module: str) -> ConfigFacts:

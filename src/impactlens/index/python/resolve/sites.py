@@ -109,6 +109,7 @@ class Sites:
         self.flow_budget = [argflow.MAX_FLOWS]
         self.flow_depth = 0
         self._flow_names: dict[tuple[str, int], frozenset[str]] = {}
+        self._param_uses: dict[tuple[str, int], Any] = {}
 
     def flow_child(self, flowed: dict[tuple[str, int, str], Items],
                    undecorated: list[ClassKey]) -> Sites:
@@ -117,6 +118,7 @@ class Sites:
         child = Sites(self.facts, self.lookup, self.evaluator.for_flow(flowed))
         child.contexts.share_memos(self.contexts)
         child._flow_names = self._flow_names
+        child._param_uses = self._param_uses
         child.flow_budget = self.flow_budget
         child.flow_depth = self.flow_depth + 1
         for k in undecorated:
@@ -631,13 +633,16 @@ class Sites:
             if cfacts is None:
                 continue
             cs = cfacts.scopes[tk[1]]
-            if not cs.pcalls:
+            if cs.kind != FUNCTION:
+                continue
+            pcalls = argflow.param_use(self, cfacts, tk[1]).pcalls
+            if not pcalls:
                 continue
             for pos, aenc in fargs:
-                pname = _called_param(cs, pos, bound)
+                pname = _called_param(cs, pos, bound, pcalls)
                 if pname is None:
                     continue
-                n, kw, st, dst_, caller_scope = cs.pcalls[pname]
+                n, kw, st, dst_, caller_scope = pcalls[pname]
                 caller = cfacts.scopes[caller_scope].qual
                 vals, _ = self.vals(facts, scope, aenc, recv)
                 for v in vals:
@@ -802,7 +807,7 @@ def _external_name(it: Val) -> str:
     return str(it.dotted)
 
 
-def _called_param(cs: Any, pos: Any, bound: bool) -> str | None:
+def _called_param(cs: Any, pos: Any, bound: bool, pcalls: dict[str, Any]) -> str | None:
     """The parameter an argument (position or keyword) binds, when the callee calls it."""
     pname = None
     if isinstance(pos, int):
@@ -813,7 +818,7 @@ def _called_param(cs: Any, pos: Any, bound: bool) -> str | None:
         for p in cs.params:
             if p[0] == pos:
                 pname = pos
-    if pname is None or pname not in cs.pcalls:
+    if pname is None or pname not in pcalls:
         return None
     return pname
 

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from impactlens.bench import at_least
-from impactlens.bench.proctree import measure
 from impactlens.bench.history_cost import history_mining, print_history
+from impactlens.bench.proctree import measure
 
 _CHILD_INDEX = """
 import json, sys, time

@@ -13,13 +13,35 @@ overlay) and its atomic changes between two texts. A second language is a packag
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from impactlens.model import AtomicChange, FileResolution
 from impactlens.settings import Settings
+
+P = TypeVar("P")
+
+
+def describe_param_changes(before: Mapping[str, P], after: Mapping[str, P],
+                           changed: Callable[[str, P, P], list[str]]) -> list[str]:
+    """What a signature edit did to its parameters, in the words every language's change
+    classifier uses: added and removed names, then ``changed(name, old, new)`` for each kept
+    one (its kind, default, annotation), else "params reordered" if only the order moved."""
+    parts: list[str] = []
+    added = [n for n in after if n not in before]
+    removed = [n for n in before if n not in after]
+    if added:
+        parts.append(f"added param{'s' if len(added) > 1 else ''} {', '.join(added)}")
+    if removed:
+        parts.append(f"removed param{'s' if len(removed) > 1 else ''} {', '.join(removed)}")
+    for name, new in after.items():
+        if name in before:
+            parts.extend(changed(name, before[name], new))
+    if not parts and [n for n in after if n in before] != [n for n in before if n in after]:
+        parts.append("params reordered")
+    return parts
 
 
 class ParseFailure(Exception):

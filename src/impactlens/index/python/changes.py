@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from impactlens.errors import UnparsableError
+from impactlens.index.frontend import describe_param_changes
 from impactlens.model import AtomicChange, BodyDelta, ChangeType, Params
 from impactlens.settings import DEFAULT, Settings
 
@@ -250,27 +251,16 @@ def _describe_params(old: ast.FunctionDef | ast.AsyncFunctionDef,
             out["**" + a.kwarg.arg] = ("kwarg", "", _dump(a.kwarg.annotation))
         return out
 
-    before, after = table(old), table(new)
-    parts: list[str] = []
-    added = [n for n in after if n not in before]
-    removed = [n for n in before if n not in after]
-    if added:
-        parts.append(f"added param{'s' if len(added) > 1 else ''} {', '.join(added)}")
-    if removed:
-        parts.append(f"removed param{'s' if len(removed) > 1 else ''} {', '.join(removed)}")
-    for name in after:
-        if name not in before:
-            continue
-        (w0, d0, a0), (w1, d1, a1) = before[name], after[name]
-        if w0 != w1:
-            parts.append(f"param {name} now {w1}")
+    def changed(name: str, b: tuple[str, str, str], a: tuple[str, str, str]) -> list[str]:
+        (w0, d0, a0), (w1, d1, a1) = b, a
+        out = [f"param {name} now {w1}"] if w0 != w1 else []
         if d0 != d1:
-            parts.append(f"default of {name} {'removed' if not d1 else 'changed'}")
+            out.append(f"default of {name} {'removed' if not d1 else 'changed'}")
         if a0 != a1:
-            parts.append(f"annotation of {name} changed")
-    common = [n for n in after if n in before]
-    if not parts and common != [n for n in before if n in after]:
-        parts.append("params reordered")
+            out.append(f"annotation of {name} changed")
+        return out
+
+    parts = describe_param_changes(table(old), table(new), changed)
     if _dump(old.returns) != _dump(new.returns):
         parts.append("return annotation changed")
     if _dump(old.decorator_list) != _dump(new.decorator_list):

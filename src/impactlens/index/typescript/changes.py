@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from impactlens.errors import UnparsableError
+from impactlens.index.frontend import describe_param_changes
 from impactlens.index.typescript.facts import (
     CLASS,
     ENUM,
@@ -316,27 +317,17 @@ def _describe_class(old: Def, new: Def) -> str:
 
 
 def _describe_params(old: Def, new: Def) -> str:
-    before = {p.name: p for p in old.params or ()}
-    after = {p.name: p for p in new.params or ()}
-    parts: list[str] = []
-    added = [n for n in after if n not in before]
-    removed = [n for n in before if n not in after]
-    if added:
-        parts.append(f"added param{'s' if len(added) > 1 else ''} {', '.join(added)}")
-    if removed:
-        parts.append(f"removed param{'s' if len(removed) > 1 else ''} {', '.join(removed)}")
-    for n, p in after.items():
-        q = before.get(n)
-        if q is None:
-            continue
-        if q.optional != p.optional:
-            parts.append(f"param {n} now {'optional' if p.optional else 'required'}")
+    def changed(name: str, q: Param, p: Param) -> list[str]:
+        out = [f"param {name} now {'optional' if p.optional else 'required'}"] \
+            if q.optional != p.optional else []
         if q.rest != p.rest:
-            parts.append(f"param {n} now {'rest' if p.rest else 'single'}")
+            out.append(f"param {name} now {'rest' if p.rest else 'single'}")
         if q.type != p.type:
-            parts.append(f"annotation of {n} changed")
-    if not parts and [n for n in after if n in before] != [n for n in before if n in after]:
-        parts.append("params reordered")
+            out.append(f"annotation of {name} changed")
+        return out
+
+    parts = describe_param_changes({p.name: p for p in old.params or ()},
+                                   {p.name: p for p in new.params or ()}, changed)
     return "; ".join(parts) or "signature changed"
 
 

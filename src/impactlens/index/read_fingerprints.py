@@ -224,6 +224,12 @@ def view(facts: Any) -> Tracked | Whole:
     return Tracked(facts) if hasattr(facts, "scopes") else Whole(facts)
 
 
+def unrecorded(seen: Any) -> Any:
+    """The facts behind a read-recording view (the facts themselves if ``seen`` is not one);
+    for asking what kind of file a lookup found without that counting as a read."""
+    return seen._f if isinstance(seen, (Tracked, Whole)) else seen
+
+
 class Tracked:
     """A read-recording view of one module's facts (what the resolver gets from lookups)."""
 

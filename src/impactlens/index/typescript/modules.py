@@ -20,6 +20,7 @@ import json
 import posixpath
 from typing import Any
 
+from impactlens.index.read_fingerprints import unrecorded
 from impactlens.index.typescript.facts import ConfigFacts, TsFacts
 from impactlens.index.typescript.names import CODE_SUFFIXES, module_name
 
@@ -131,14 +132,9 @@ def code_file(lookup: Any, base: str) -> TsFacts | None:
                                                         base + "/index.d"]
     for m in candidates:
         got = lookup.module(m)
-        if isinstance(got_facts(got), TsFacts):
+        if isinstance(unrecorded(got), TsFacts):
             return got  # type: ignore[no-any-return]
     return None
-
-
-def got_facts(view: Any) -> Any:
-    """The facts behind a lookup's read-recording view (its class, unrecorded)."""
-    return getattr(view, "_f", view)
 
 
 def _configs(lookup: Any, importer: str) -> list[Any]:
@@ -147,7 +143,7 @@ def _configs(lookup: Any, importer: str) -> list[Any]:
     while True:
         for name in CONFIG_NAMES:
             cfg = lookup.path(posixpath.join(d, name) if d else name)
-            if isinstance(got_facts(cfg), ConfigFacts):
+            if isinstance(unrecorded(cfg), ConfigFacts):
                 return _chain(lookup, cfg)
         if not d:
             return []
@@ -169,7 +165,7 @@ def _chain(lookup: Any, cfg: Any) -> list[Any]:
             break
         seen.add(p)
         got = lookup.path(p)
-        if isinstance(got_facts(got), ConfigFacts):
+        if isinstance(unrecorded(got), ConfigFacts):
             out.append(got)
             todo = list(got.extends)
     return out
@@ -225,11 +221,11 @@ def _package(lookup: Any, name: str) -> Any:
     if hasattr(lookup, "named"):
         for path, _ in lookup.named("package", name):
             got = lookup.path(path)
-            if isinstance(got_facts(got), ConfigFacts) and got.name == name:
+            if isinstance(unrecorded(got), ConfigFacts) and got.name == name:
                 return got
         return None
     pkg = lookup.module("package:" + name.rpartition("/")[2])
-    return pkg if isinstance(got_facts(pkg), ConfigFacts) and pkg.name == name else None
+    return pkg if isinstance(unrecorded(pkg), ConfigFacts) and pkg.name == name else None
 
 
 def _workspace_file(lookup: Any, spec: str) -> TsFacts | None:

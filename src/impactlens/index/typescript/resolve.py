@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from impactlens.index.read_fingerprints import unrecorded
 from impactlens.index.typescript.facts import (
     CLASS,
     ENUM,
@@ -34,7 +35,7 @@ from impactlens.index.typescript.facts import (
     Ref,
     TsFacts,
 )
-from impactlens.index.typescript.modules import got_facts, resolve_spec
+from impactlens.index.typescript.modules import resolve_spec
 from impactlens.model import (
     FileResolution,
     NodeKind,
@@ -176,7 +177,7 @@ class Resolver:
         ``export *`` asks it), so one run answers each (module, name) once: the answer is
         kept with what computing it consulted and read, and every later asker records those
         as its own (its resolution depends on them as if it had asked)."""
-        if hops > _MAX_HOPS or not isinstance(got_facts(facts), TsFacts):
+        if hops > _MAX_HOPS or not isinstance(unrecorded(facts), TsFacts):
             return None
         if not hasattr(self.lookup, "child"):
             return self._export(facts, name, hops)
@@ -190,7 +191,7 @@ class Resolver:
             busy.add(key)
             try:
                 child = self.lookup.child()
-                sub = Resolver(got_facts(child.path(facts.path, record=False)), child)
+                sub = Resolver(unrecorded(child.path(facts.path, record=False)), child)
                 sym = sub._export(child.path(facts.path, record=False), name, 0)
             finally:
                 busy.discard(key)
@@ -390,7 +391,7 @@ class Resolver:
         """Last name of each ``implements``/``extends`` reference → the classes naming it."""
         table: dict[str, list[tuple[str, str]]] = {}
         for path in self.lookup.paths():
-            facts = got_facts(self.lookup.path(path, record=False))
+            facts = unrecorded(self.lookup.path(path, record=False))
             if not isinstance(facts, TsFacts):
                 continue
             for d in facts.defs:

@@ -301,13 +301,16 @@ class FileChange:
     path: str
     before: str | None
     after: str | None
+    # why a version's bytes are not source text (a binary file, not UTF-8): the file is
+    # left out of the analysis, said why; its missing text reads as ""
+    unreadable: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class NotAnalyzed:
     """An edited file left out of the analysis, as the indexer leaves such a file out of
-    the index: over the size cap, a syntax error, nesting too deep to parse. ``line``: where
-    the parser stopped (0: nowhere in particular)."""
+    the index: over the size cap, a syntax error, nesting too deep to parse, bytes that are
+    not source text. ``line``: where the parser stopped (0: nowhere in particular)."""
 
     file: str
     line: int

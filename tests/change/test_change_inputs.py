@@ -72,11 +72,13 @@ def test_worktree_without_commits_is_refused(make_repo):
         from_worktree(root)
 
 
-def test_worktree_non_utf8_python_is_refused(make_repo):
+def test_worktree_non_utf8_python_is_kept_and_says_why(make_repo):
     root = make_repo(BASE)
     (root / "pkg/calc.py").write_bytes(b"x = '\xff\xfe'\n")
-    with pytest.raises(BadInputError, match=r"pkg/calc\.py.*not UTF-8"):
-        from_worktree(root)
+    (f,) = from_worktree(root).files
+    assert (f.path, f.after, f.unreadable) == (
+        "pkg/calc.py", "", "the after version is not UTF-8 text (and no valid coding declaration)")
+    assert f.before is not None and "def " in f.before
 
 
 def test_pep263_coding_is_honoured():
@@ -175,14 +177,18 @@ def test_diff_garbage_and_empty_are_refused(make_repo):
         from_diff(root, b"--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-\xff\n+\xfe\n")
 
 
-def test_diff_binary_python_is_refused(make_repo):
+def test_diff_binary_python_is_kept_and_says_why(make_repo):
     root = make_repo(BASE)
     diff = (
         "diff --git a/pkg/calc.py b/pkg/calc.py\nindex 1111111..2222222 100644\n"
         "Binary files a/pkg/calc.py and b/pkg/calc.py differ\n"
+        "--- a/pkg/util.py\n+++ b/pkg/util.py\n@@ -1 +1 @@\n-X = 1\n+X = 2\n"
     )
-    with pytest.raises(BadInputError, match="binary"):
-        from_diff(root, diff)
+    files = {f.path: f for f in from_diff(root, diff).files}
+    assert files["pkg/calc.py"].unreadable == \
+        "the after version is a binary patch (no text to read)"
+    assert (files["pkg/util.py"].before, files["pkg/util.py"].after) == ("X = 1\n", "X = 2\n")
+    assert files["pkg/util.py"].unreadable == ""
 
 
 def test_diff_touching_only_non_python_is_checked_but_not_analyzed(make_repo):

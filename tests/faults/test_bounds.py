@@ -18,20 +18,25 @@ UNREADABLE = {
     "parsed, too deep to walk": ("Z = " + " + ".join(["1"] * 1_500) + "\n", 0, "too deeply"),
     "syntax error": ("def g(:\n    pass\n", 1, "syntax error in the after version"),
     "over the size cap": ("X = 1\n" * 40_000, 0, "bytes (cap 200000, max_file_bytes)"),
+    "binary": (b"\x00\x01Z = 2\n", 0, "the after version is "),  # binary / a binary patch
 }
+# a diff of such a file is not UTF-8 either, and is refused whole: only the work tree
+NOT_TEXT = (b"Z = '\xff'\n", 0, "the after version is not UTF-8 text")
 SIGNATURE = "def f(x, y):\n    return x\n"  # breaks pkg.use.a's call
 
 
-@pytest.mark.parametrize("how", ["worktree", "diff"])
-@pytest.mark.parametrize("case", sorted(UNREADABLE))
+@pytest.mark.parametrize(("how", "case"), [
+    *((how, case) for how in ("worktree", "diff") for case in sorted(UNREADABLE)),
+    ("worktree", "not UTF-8")])
 def test_unreadable_file_in_an_edit_is_left_out_and_the_rest_analysed(make_repo, git, case,
                                                                        how):
     """As the indexer does: the file is recorded (JSON and text, with why), the other
     file's impact is reported, and the analysis exits as any analysis does."""
-    text, line, why = UNREADABLE[case]
+    text, line, why = UNREADABLE.get(case, NOT_TEXT)
     root = make_repo(FILES)
     (root / "pkg/core.py").write_text(SIGNATURE)
-    (root / "pkg/gen.py").write_text(text)
+    gen = root / "pkg/gen.py"
+    gen.write_bytes(text) if isinstance(text, bytes) else gen.write_text(text)
     args = ["--set", "max_file_bytes=200000", "analyze", "--repo", str(root)]
     if how == "diff":
         (root.parent / "edit.diff").write_text(git(root, "diff"))

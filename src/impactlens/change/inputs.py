@@ -126,19 +126,41 @@ def _relative(root: Path, absolute: Path, raw: str, what: str) -> str:
     raise BadInputError(f"{raw}: {what} is outside the repository {root}") from None
 
 
-def decode_source(path: str, data: bytes) -> str:
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A version of an edited file whose bytes are not source text: the file is left out
+    of the analysis with ``why``, the rest of the edit is analysed."""
+
+    why: str
+
+
+_BINARY = Unreadable("binary, not source text")
+_BINARY_PATCH = Unreadable("a binary patch (no text to read)")
+_NOT_UTF8 = Unreadable("not UTF-8 text (and no valid coding declaration)")
+_Text = str | Unreadable
+_Versions = tuple[_Text | None, _Text | None]
+
+
+def read_text(data: bytes) -> _Text:
     """Source text of ``data`` as the indexer reads it (:func:`impactlens.fileio.decode_source`:
-    a BOM, a PEP 263 coding, else UTF-8); binary and undecodable text are refused."""
+    a BOM, a PEP 263 coding, else UTF-8), or why it is not text."""
     if b"\x00" in data:
-        raise BadInputError(f"{path}: binary file, not Python source")
+        return _BINARY
     try:
         return fileio.decode_source(data, strict=True)
     except (SyntaxError, UnicodeDecodeError):
-        raise BadInputError(f"{path}: not UTF-8 text (and no valid coding declaration)") \
-            from None
+        return _NOT_UTF8
 
 
-def _read_worktree(root: Path, path: str) -> str | None:
+def decode_source(path: str, data: bytes) -> str:
+    """:func:`read_text` where nothing but text will do (a file the user names alone)."""
+    text = read_text(data)
+    if isinstance(text, Unreadable):
+        raise BadInputError(f"{path}: {text.why}")
+    return text
+
+
+def _read_worktree(root: Path, path: str) -> _Text | None:
     p = root / path
     if not p.is_file():
         return None
@@ -146,7 +168,7 @@ def _read_worktree(root: Path, path: str) -> str | None:
         data = p.read_bytes()
     except OSError as exc:
         raise BadInputError(f"{path}: cannot read ({exc.strerror})") from None
-    return decode_source(path, data)
+    return read_text(data)
 
 
 def parse_as_of(value: str | int | float | datetime | date | None) -> int | None:
@@ -185,7 +207,7 @@ def cut_time(as_of: object = None) -> int:
 
 
 def _finish(
-    changes: Mapping[str, tuple[str | None, str | None]],
+    changes: Mapping[str, _Versions],
     *,
     mode: str,
     label: str,
@@ -196,15 +218,21 @@ def _finish(
     dated: bool = True,
     note: str = "",
 ) -> ProposedChange:
-    files = tuple(
-        FileChange(path=p, before=b, after=a)
-        for p, (b, a) in sorted(changes.items())
-        if b != a
-    )
+    files = tuple(_file_change(p, b, a) for p, (b, a) in sorted(changes.items())
+                  if b != a or isinstance(b, Unreadable))
     return ProposedChange(
         files=files, mode=mode, label=label, task=task, as_of=as_of, dated=dated, base=base,
         other_files=tuple(sorted(set(other))), note=note,
     )
+
+
+def _file_change(path: str, before: _Text | None, after: _Text | None) -> FileChange:
+    """One file's change; a version that is not text reads as "" and says why."""
+    why = next((f"the {side} version is {v.why}" for side, v in (("before", before),
+                ("after", after)) if isinstance(v, Unreadable)), "")
+    return FileChange(path=path, unreadable=why,
+                      before="" if isinstance(before, Unreadable) else before,
+                      after="" if isinstance(after, Unreadable) else after)
 
 
 def _head_or_none(root: Path) -> str | None:
@@ -423,22 +451,18 @@ def _parse_diff(root: Path, diff_text: str | bytes, source: str) -> tuple[bytes,
         new_rel = repo_path(root, new, what="diff path") if new else None
         if old_rel is None and new_rel is None:
             raise BadInputError(f"{source}: a file entry names no path")
-        entry = _DiffFile(pf, old_rel, new_rel)
-        if pf.is_binary_file and is_source(entry.name):
-            raise BadInputError(f"{entry.name}: binary change in the diff; cannot analyze")
-        files.append(entry)
+        files.append(_DiffFile(pf, old_rel, new_rel))
     return raw, files
 
 
 def _analyzed(entry: _DiffFile) -> bool:
-    """Whether the file is Python source the analysis reads (else it is only listed)."""
-    if entry.patch.is_binary_file:
-        return False
+    """Whether the file is source the analysis reads (else it is only listed); a binary
+    change to one is read too, to be left out with why."""
     return is_source(entry.name) or (entry.old is not None and is_source(entry.old))
 
 
-def _record(changes: dict[str, tuple[str | None, str | None]], entry: _DiffFile,
-            before: str | None, after: str | None) -> None:
+def _record(changes: dict[str, _Versions], entry: _DiffFile,
+            before: _Text | None, after: _Text | None) -> None:
     """``before``/``after`` of ``entry`` into ``changes``; a rename is a deletion and an
     addition."""
     old, new = entry.old, entry.new
@@ -492,25 +516,25 @@ def _already_applied(root: Path, raw: bytes) -> bool:
 
 
 def _worktree_edit(root: Path, raw: bytes, files: Sequence[_DiffFile]
-                   ) -> tuple[dict[str, tuple[str | None, str | None]], list[str]]:
+                   ) -> tuple[dict[str, _Versions], list[str]]:
     """The diff's files as a working-tree edit: before from the index when the diff
     applies to it (``git diff``), else from ``HEAD`` (``git diff HEAD``); after = disk."""
     at = "" if git.apply_check(root, raw, cached=True) is None or not git.has_head(root) \
         else "HEAD"
     py = [e for e in files if _analyzed(e)]
     blobs = git.blobs(root, [git.spec(at, e.old) for e in py if e.old])
-    changes: dict[str, tuple[str | None, str | None]] = {}
+    changes: dict[str, _Versions] = {}
     for e in py:
         blob = blobs.get(git.spec(at, e.old)) if e.old else None
-        before = decode_source(f"{e.old}@{at or 'index'}", blob) if blob is not None else None
+        before = read_text(blob) if blob is not None else None
         _record(changes, e, before, _read_worktree(root, e.new) if e.new else None)
     return changes, [e.name for e in files if not _analyzed(e)]
 
 
 def _apply_forward(root: Path, files: Sequence[_DiffFile]
-                   ) -> tuple[dict[str, tuple[str | None, str | None]], list[str]]:
+                   ) -> tuple[dict[str, _Versions], list[str]]:
     """Each file's before (the working tree) and after (the diff applied to it)."""
-    changes: dict[str, tuple[str | None, str | None]] = {}
+    changes: dict[str, _Versions] = {}
     other: list[str] = []
     for e in files:
         pf, old_rel, new_rel, name = e.patch, e.old, e.new, e.name
@@ -519,12 +543,19 @@ def _apply_forward(root: Path, files: Sequence[_DiffFile]
                 _check_applies(root, name, old_rel, new_rel, pf)
             other.append(name)
             continue
+        if pf.is_binary_file:  # no text to apply: the file is left out, said why
+            before = _read_worktree(root, old_rel) if old_rel else None
+            _record(changes, e, before, _BINARY_PATCH if new_rel else None)
+            continue
         before = _read_worktree(root, old_rel) if old_rel else None
         if old_rel is not None and before is None and not (
                 pf.source_file == "/dev/null" or pf.is_added_file):
             raise _DoesNotApply(f"{old_rel}: the diff does not apply (file not found)")
         if old_rel is None and new_rel is not None and (root / new_rel).exists():
             raise _DoesNotApply(f"{new_rel}: the diff does not apply (file already exists)")
+        if isinstance(before, Unreadable):  # a text diff to bytes that are not text
+            _record(changes, e, before, before if new_rel else None)
+            continue
         if new_rel is None:  # deletion
             if before is None:
                 raise _DoesNotApply(f"{old_rel}: the diff does not apply (file not found)")
@@ -586,13 +617,13 @@ def from_rev(
         if e.status != "D":
             specs.append(git.spec(b, e.path))
     blobs = git.blobs(root, specs)
-    changes: dict[str, tuple[str | None, str | None]] = {}
+    changes: dict[str, _Versions] = {}
     for e in py:
         before_b = blobs.get(git.spec(a, e.path)) if e.status != "A" else None
         after_b = blobs.get(git.spec(b, e.path)) if e.status != "D" else None
         changes[e.path] = (
-            decode_source(f"{e.path}@{a[:10]}", before_b) if before_b is not None else None,
-            decode_source(f"{e.path}@{b[:10]}", after_b) if after_b is not None else None,
+            read_text(before_b) if before_b is not None else None,
+            read_text(after_b) if after_b is not None else None,
         )
     if task is None:
         task = "\n\n".join(c.message for c in commits)
@@ -629,10 +660,10 @@ def from_worktree(
                    and not p.startswith(INDEX_DIR + "/"))
     specs = [git.spec(head, p) for p in py if paths[p] != "A"]
     blobs = git.blobs(root, specs)
-    changes: dict[str, tuple[str | None, str | None]] = {}
+    changes: dict[str, _Versions] = {}
     for p in py:
         before_b = blobs.get(git.spec(head, p)) if paths[p] != "A" else None
-        before = decode_source(f"{p}@HEAD", before_b) if before_b is not None else None
+        before = read_text(before_b) if before_b is not None else None
         after = _read_worktree(root, p)
         changes[p] = (before, after)
     return _finish(

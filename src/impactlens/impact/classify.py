@@ -48,13 +48,13 @@ class Classified:
 def classify_files(files: Sequence[FileChange], module_of: Callable[[str], str],
                    settings: Settings = DEFAULT) -> Classified:
     """Every file of an edit classified; a file the indexer would not parse either (a
-    version over ``max_file_bytes``, a syntax error, nesting too deep) is recorded as not
-    analysed, and the rest of the edit is analysed without it."""
+    version over ``max_file_bytes``, a syntax error, nesting too deep, bytes that are not
+    text) is recorded as not analysed, and the rest of the edit is analysed without it."""
     kept: list[FileChange] = []
     changes: list[AtomicChange] = []
     skipped: list[NotAnalyzed] = []
     for f in sorted(files, key=lambda f: f.path):
-        why = _too_large(f, settings.max_file_bytes)
+        why = f.unreadable or _too_large(f, settings.max_file_bytes)
         if why:
             skipped.append(NotAnalyzed(f.path, 0, why))
             continue

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from project_edits import analyze, edit, entities
 from rich.console import Console
 
 from impactlens.answer import build_answer
@@ -69,25 +70,9 @@ FILES = {
 }
 
 
-def entities(entries) -> set[str]:
-    return {e.entity for e in entries}
-
-
-def edit(root: Path, path: str, old: str, new: str) -> None:
-    p = root / path
-    text = p.read_text()
-    assert old in text
-    p.write_text(text.replace(old, new, 1))
-
-
 @pytest.fixture
 def repo(indexed) -> Path:
     return indexed(FILES).root
-
-
-def analyze(root: Path, **kw):
-    with Project(root) as p:
-        return p.analyze(**kw)
 
 
 # ------------------------------------------------------------------ buckets

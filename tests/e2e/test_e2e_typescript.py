@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 pytest.importorskip("tree_sitter_typescript")
 
-from impactlens.api import Project
+from project_edits import analyze, edit, entities
+
 from impactlens.cli import main
 
 CORE = """export function compute(a: number, b: number): number {
@@ -62,25 +63,9 @@ FILES = {
 }
 
 
-def entities(entries) -> set[str]:
-    return {e.entity for e in entries}
-
-
-def edit(root: Path, path: str, old: str, new: str) -> None:
-    p = root / path
-    text = p.read_text()
-    assert old in text
-    p.write_text(text.replace(old, new, 1))
-
-
 @pytest.fixture
 def repo(indexed) -> Path:
     return indexed(FILES).root
-
-
-def analyze(root: Path, **kw):
-    with Project(root) as p:
-        return p.analyze(**kw)
 
 
 def test_signature_change_whose_callers_no_longer_bind_is_must_inspect(repo):

@@ -59,39 +59,18 @@ class TsParsedFile:
     @property
     def functions(self) -> list[tuple[str, int, Any]]:
         if self._functions is None:
-            self._functions = []
-            self._walk(self.tree, "")
+            self._functions = _named_functions(self.tree, "", self._anon)
         return self._functions
-
-    def _walk(self, root: Any, prefix: str) -> None:
-        # a loop, not recursion: generated code nests expressions thousands deep
-        assert self._functions is not None
-        stack = [(root, prefix)]
-        while stack:
-            node, prefix = stack.pop()
-            for c in reversed(node.named_children):
-                t = c.type
-                if t in FUNCTION_TYPES or t in SIGNATURE_TYPES:
-                    name, start = _name_of(c)
-                    if name is None:
-                        self._anon.append(c)
-                        stack.append((c, prefix))
-                        continue
-                    q = f"{prefix}{name}"
-                    self._functions.append((q, start, c))
-                    stack.append((c, q + "."))
-                elif t in CLASS_TYPES or t == "interface_declaration":
-                    nm = fld(c, "name")
-                    stack.append((c, f"{prefix}{text(nm)}." if nm is not None else prefix))
-                else:
-                    stack.append((c, prefix))
 
     def function_span(self, start_line: int, end_line: int, name: str) -> Any | None:
         """The function ``name`` whose declaration starts at ``start_line``."""
-        hits = [n for q, s, n in self.functions
-                if s == start_line and q.rsplit(".", 1)[-1] == name]
+        # a file reached by a call is asked for one function: walk only the nodes that
+        # overlap its lines, not the whole tree (every function of a large file)
+        found = self._functions if self._functions is not None else \
+            _named_functions(self.tree, "", [], (start_line, max(start_line, end_line)))
+        hits = [n for q, s, n in found if s == start_line and q.rsplit(".", 1)[-1] == name]
         if not hits:
-            hits = [n for q, s, n in self.functions if _line(n) == start_line
+            hits = [n for q, s, n in found if _line(n) == start_line
                     and q.rsplit(".", 1)[-1] == name]
         return hits[0] if hits else None
 
@@ -158,6 +137,37 @@ class TsParsedFile:
             if q.rsplit(".", 1)[-1] == name and _line(n) <= line <= _end(n):
                 best = (_line(_holder(n)), _end(n))
         return best
+
+
+def _named_functions(root: Any, prefix: str, anon: list[Any],
+                     lines: tuple[int, int] | None = None) -> list[tuple[str, int, Any]]:
+    """Every named function under ``root`` as ``(qualified name, declaration line, node)``,
+    in source order; unnamed ones go to ``anon``. With ``lines``, only nodes overlapping
+    those lines are looked into."""
+    out: list[tuple[str, int, Any]] = []
+    # a loop, not recursion: generated code nests expressions thousands deep
+    stack = [(root, prefix)]
+    while stack:
+        node, prefix = stack.pop()
+        for c in reversed(node.named_children):
+            if lines is not None and (_end(c) < lines[0] or _line(c) > lines[1]):
+                continue
+            t = c.type
+            if t in FUNCTION_TYPES or t in SIGNATURE_TYPES:
+                name, start = _name_of(c)
+                if name is None:
+                    anon.append(c)
+                    stack.append((c, prefix))
+                    continue
+                q = f"{prefix}{name}"
+                out.append((q, start, c))
+                stack.append((c, q + "."))
+            elif t in CLASS_TYPES or t == "interface_declaration":
+                nm = fld(c, "name")
+                stack.append((c, f"{prefix}{text(nm)}." if nm is not None else prefix))
+            else:
+                stack.append((c, prefix))
+    return out
 
 
 def _holder(n: Any) -> Any:

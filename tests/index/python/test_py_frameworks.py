@@ -3,78 +3,17 @@ repository (the ``objects`` a metaclass adds, the methods ``from_queryset`` copi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pyindex_helpers import Repo
 
 QS = "django.db.models.query.QuerySet"
 MANAGER = "django.db.models.manager"
 WRAPPER = f"{MANAGER}.BaseManager._get_queryset_methods.create_method.manager_method"
 
-DJANGO = {
-    "django/__init__.py": "",
-    "django/db/__init__.py": "",
-    "django/db/models/__init__.py": """
-        from django.db.models.base import Model
-        from django.db.models.manager import Manager
-    """,
-    "django/db/models/query.py": """
-        class QuerySet:
-            def __init__(self, model=None):
-                self.model = model
-
-            def _chain(self):
-                return self.__class__(model=self.model)
-
-            def filter(self, **kwargs):
-                return self._chain()
-
-            def order_by(self, *names):
-                return self._chain()
-
-            def all(self):
-                return self._chain()
-    """,
-    "django/db/models/manager.py": """
-        from functools import wraps
-
-        from django.db.models.query import QuerySet
-
-
-        class BaseManager:
-            @classmethod
-            def _get_queryset_methods(cls, queryset_class):
-                def create_method(name, method):
-                    @wraps(method)
-                    def manager_method(self, *args, **kwargs):
-                        return getattr(self.get_queryset(), name)(*args, **kwargs)
-
-                    return manager_method
-
-                return {name: create_method(name, m) for name, m in vars(queryset_class).items()}
-
-            @classmethod
-            def from_queryset(cls, queryset_class):
-                return type("M", (cls,), {"_queryset_class": queryset_class,
-                                          **cls._get_queryset_methods(queryset_class)})
-
-            def get_queryset(self):
-                return self._queryset_class(model=None)
-
-            def all(self):
-                return self.get_queryset()
-
-
-        class Manager(BaseManager.from_queryset(QuerySet)):
-            pass
-    """,
-    "django/db/models/base.py": """
-        class ModelBase(type):
-            pass
-
-
-        class Model(metaclass=ModelBase):
-            pass
-    """,
-}
+# the miniature of Django's code the call-graph corpus runs (bench/callgraph)
+_CASE = Path(__file__).resolve().parents[3] / "bench/callgraph/cases/classes/django_model_manager"
+DJANGO = {str(f.relative_to(_CASE)): f.read_text() for f in sorted(_CASE.glob("django/**/*.py"))}
 
 
 def unknown(r: Repo, scope: str) -> list[str]:
@@ -159,3 +98,19 @@ def test_a_model_class_outside_django_gets_no_manager() -> None:
     })
     assert r.calls_from("app.lookup") == set()
     assert unknown(r, "app.lookup") == ["Article.objects.filter(...)"]
+
+
+def test_declaring_a_manager_in_an_edit_re_resolves_the_callers(indexed, git_commit) -> None:
+    """End to end on a real repository: the model file's edit re-resolves the caller."""
+    model = "from django.db import models\n\n\nclass Article(models.Model):\n    pass\n"
+    caller = ("from shop.models import Article\n\n\n"
+              "def recent():\n    return Article.objects.filter(title='x')\n")
+    p = indexed({**DJANGO, "shop/__init__.py": "", "shop/models.py": model,
+                 "shop/views.py": caller})
+    assert f"{QS}.filter" in {e.dst for e in p.store.all_edges() if e.src == "shop.views.recent"}
+    git_commit(p.root, {"shop/models.py": model.replace(
+        "    pass\n", "    items = models.Manager()\n")}, "a declared manager")
+    p.refresh()
+    assert not {e.dst for e in p.store.all_edges() if e.src == "shop.views.recent"}
+    assert [u.text for u in p.store.unresolved_sites() if u.scope == "shop.views.recent"] == [
+        "Article.objects.filter(...)"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from impactlens.index.python.facts import B_ASSIGN
+from impactlens.index.python.facts import B_ASSIGN, B_CLASS, B_DEF
 from impactlens.index.python.resolve.values import (
     Class,
     ClassKey,
@@ -60,7 +60,8 @@ CREATED_ATTRS = {
 
 
 def qual_key(ev: Any, qual: str) -> ClassKey | None:
-    """The (module, scope) of the repository class or function named ``qual``."""
+    """The (module, scope) of the repository class or function named ``qual``, found
+    name by name from its module (so only those scopes are read, not all of them)."""
     got = ev._framework_keys.get(qual, False)
     if got is not False:
         return got  # type: ignore[no-any-return]
@@ -69,11 +70,27 @@ def qual_key(ev: Any, qual: str) -> ClassKey | None:
     for cut in range(len(parts) - 1, 0, -1):
         facts = ev.mod(".".join(parts[:cut]))
         if facts is not None:
-            key = next(((facts.module, i) for i, sc in enumerate(facts.scopes)
-                        if sc.qual == qual), None)
+            key = _nested_scope(facts, parts[cut:])
             break
     ev._framework_keys[qual] = key
     return key
+
+
+def _nested_scope(facts: Any, names: list[str]) -> ClassKey | None:
+    """The scope ``names`` leads to from the module scope through class and def
+    bindings, or None."""
+    scope = 0
+    for name in names:
+        sc = facts.scopes[scope]
+        nxt = None
+        for b in sc.byname.get(name, ()):
+            bind = sc.binds[b]
+            if bind[4] in (B_CLASS, B_DEF) and bind[1][0] in ("cls", "def"):
+                nxt = bind[1][1]
+        if nxt is None:
+            return None
+        scope = nxt
+    return facts.module, scope
 
 
 def qual_of(ev: Any, ck: ClassKey) -> str:

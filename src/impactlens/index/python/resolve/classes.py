@@ -17,6 +17,7 @@ from impactlens.index.python.facts import (
     PyFileFacts,
     Scope,
 )
+from impactlens.index.python.resolve import frameworks
 from impactlens.index.python.resolve.memo import memo
 from impactlens.index.python.resolve.values import (
     U_RECV,
@@ -59,8 +60,12 @@ class ClassLookup:
         gap: str | None = None
         seqs: list[list[ClassKey]] = []
         direct: list[ClassKey] = []
+        built = frameworks.copied_base(self, ck)
         for benc in sc.bases:
-            vals, _ = self.vals(facts, sc.parent, benc, None)  # type: ignore[attr-defined]
+            if built is not None and benc[0] == "c":  # a declared factory builds this base
+                vals: Items = [Class("C", *built)]
+            else:
+                vals, _ = self.vals(facts, sc.parent, benc, None)  # type: ignore[attr-defined]
             found = False
             for v in vals:
                 t = type(v)
@@ -104,6 +109,10 @@ class ClassLookup:
                 return self._class_member(facts, k, sc, bids, name, on_instance, recv), False
             if on_instance and name in sc.inst:
                 return [Field("FLD", k[0], k[1], name, recv)], False
+        declared = (frameworks.copied_method(self, order, name) if on_instance
+                    else frameworks.created_attr(self, order, name))
+        if declared:
+            return declared, False
         if gap == "external":
             # the external base's, named by that base (``unittest.TestCase.assertEqual``)
             base = self.external_base(ck)

@@ -47,6 +47,7 @@ from impactlens.index.python.resolve.values import (
     BuiltinInstance,
     BuiltinMember,
     Class,
+    CopiedMethod,
     DictDisplay,
     External,
     ExternalMember,
@@ -85,7 +86,8 @@ _ITERATED = (SeqDisplay, Sequence, Generator)  # what an ``__iter__`` may return
 # memos that do not depend on the values of a flow's parameters (argflow.py): shared
 # between a file's evaluator and the evaluators of its flows
 _UNTYPED_PARAM = ("p",)  # the encoding of a parameter without an annotation
-_PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs", "_xbase")
+_PARAMETER_FREE = ("_mods", "_module_members", "_mro", "_exports", "_class_attrs", "_xbase",
+                   "_framework_keys")
 MAX_DEPTH = 50  # nested binding evaluations before a value is taken as unknown
 MAX_RETURN_DEPTH = 40  # nested return-value (and type alias) evaluations
 
@@ -110,6 +112,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         self._mro: dict[Any, Any] = {}
         self._class_attrs: dict[Any, tuple[Items, bool]] = {}
         self._xbase: dict[Any, str] = {}
+        self._framework_keys: dict[str, Any] = {}
         self._fields: dict[Any, tuple[Items, bool]] = {}
         self._bindings: dict[Any, tuple[Items, bool]] = {}
         self._returns: dict[Any, tuple[Items, bool]] = {}
@@ -615,7 +618,7 @@ class Evaluator(Modules, ClassLookup, Fixtures):
         out: Items = []
         for v in fvals:
             t = type(v)
-            if t is Function:
+            if t is Function or t is CopiedMethod:
                 got, i2 = self.returns(v.module, v.scope, v.recv)
                 inf = inf or i2
             elif t is Class:

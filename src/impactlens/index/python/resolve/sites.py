@@ -53,6 +53,7 @@ from impactlens.index.python.resolve.values import (
     BuiltinMember,
     Class,
     ClassKey,
+    CopiedMethod,
     DictDisplay,
     External,
     ExternalMember,
@@ -369,7 +370,7 @@ class Sites:
         pending: list[tuple[str, str, bool, Any]] = []
         primaries: list[str] = []
         unknown: str | None = None
-        external = False
+        external = copied = False
         work = list(items)
         seen: set[Val] = set()
         i = 0
@@ -390,6 +391,9 @@ class Sites:
             elif t is Class:
                 self._pend_construction(facts, scope, it, pending, primaries, fargs, recv,
                                         line)
+            elif t is CopiedMethod:
+                self._copied_call(it, site, src, sink)
+                copied = True
             elif t is Instance:
                 got, _ = self.class_attr((it.module, it.scope), "__call__", True)
                 inf = True
@@ -423,7 +427,7 @@ class Sites:
         self._emit_pending(facts, scope, pending, res, site, src, sink, recv)
         if quiet:
             return
-        if pending:
+        if pending or copied:
             if external:  # some candidates are external (a StringIO or a repo Sink)
                 self._external(facts, scope, fenc, line, work, sink)
             return
@@ -489,6 +493,9 @@ class Sites:
                 self._passed_functions(facts, scope, [(K_CALL, bound, tk)], fargs, src,
                                        line, sink, recv)
             return True
+        if t is CopiedMethod:
+            self._copied_call(it, site, src, sink)
+            return True
         if t in _EXTERNAL:
             # a call into a known external name (``asyncio.run``, ``@dataclass``, the
             # ``put`` of a ``queue.Queue``) is recorded with that dotted target after the
@@ -503,6 +510,19 @@ class Sites:
                 self._external(facts, scope, fenc, line, [it], sink)
             return True
         return False
+
+    def _copied_call(self, it: CopiedMethod, site: Any, src: str, sink: Sink) -> None:
+        """A call of a method a framework copied as a generated wrapper (frameworks.py):
+        the wrapper runs first, and the call of the method itself stays (impact needs it)
+        marked as run through that wrapper."""
+        line, _f, nargs, kws, star, dstar = site[:6]
+        detail = call_detail(nargs, kws, star, dstar, True)
+        if it.wrapper is not None:
+            sink.edges.append((src, self.scope_id(*it.wrapper), K_CALL, line, R_INFERRED,
+                               detail, it.wrapper))
+            detail = deco_detail(detail)
+        tk = (it.module, it.scope)
+        sink.edges.append((src, self.scope_id(*tk), K_CALL, line, R_INFERRED, detail, tk))
 
     def _external(self, facts: PyFileFacts, scope: int, fenc: Enc, line: int, items: Items,
                   sink: Sink) -> None:

@@ -60,6 +60,18 @@ class Function(NamedTuple):
     recv: ClassKey | None
 
 
+class CopiedMethod(NamedTuple):
+    """A method a framework's class factory copied onto another class as a generated
+    wrapper (frameworks.py): calling it runs the function ``wrapper``, which runs method
+    ``(module, scope)`` on a fresh instance of its class ``recv``."""
+
+    tag: Literal["CM"]
+    module: str
+    scope: int
+    recv: ClassKey
+    wrapper: ClassKey | None
+
+
 class External(NamedTuple):
     """Something outside the repository, by its dotted name."""
 

@@ -5,7 +5,7 @@ into ``DEST/copy1 … copyN`` and gives every copy its own top-level names: each
 package or module of the project (``django``, and every package of a ``tests/`` directory
 that is not itself a package, as Django's suite is laid out) is renamed ``NAME_cK`` in copy
 ``K``, directories and files alike, and every ``import``/``from`` statement naming one is
-rewritten to match. So an import resolves inside its own copy, never into another, and the
+rewritten to match, as is a string naming one of its modules by dotted path. So an import resolves inside its own copy, never into another, and the
 monorepo's graph is ``N`` disjoint graphs of the project's shape. Files other than Python
 are copied as they are (JavaScript is indexed too). ``DEST`` is then committed once, so
 ``impactlens-bench perf DEST --scale`` can measure it.
@@ -61,9 +61,16 @@ def _renamer(names: set[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.])({alternation})(?=[\s.,;)]|$)")
 
 
-def _rewrite(text: str, pattern: re.Pattern[str], suffix: str) -> str:
+def _dotted_strings(names: set[str]) -> re.Pattern[str]:
+    alternation = "|".join(sorted(map(re.escape, names), key=lambda n: (-len(n), n)))
+    # a string naming a module by dotted path ("django.contrib.auth", mock.patch targets)
+    return re.compile(rf"(?<=[\"'])({alternation})(?=\.)")
+
+
+def _rewrite(text: str, pattern: re.Pattern[str], dotted: re.Pattern[str], suffix: str) -> str:
     out = []
     for line in text.splitlines(keepends=True):
+        line = dotted.sub(rf"\1{suffix}", line)
         if _IMPORT_LINE.match(line):
             head, sep, tail = line.partition(" import ")
             if line.lstrip().startswith("from"):
@@ -78,7 +85,7 @@ def _rewrite(text: str, pattern: re.Pattern[str], suffix: str) -> str:
 
 def _copy_one(src: Path, dest: Path, names: set[str], suffix: str) -> int:
     """Copy ``src`` into ``dest`` with the top-level names renamed; the Python lines written."""
-    pattern = _renamer(names)
+    pattern, dotted = _renamer(names), _dotted_strings(names)
     lines = 0
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
@@ -92,7 +99,7 @@ def _copy_one(src: Path, dest: Path, names: set[str], suffix: str) -> int:
                 out_name = name[:-3] + suffix + ".py"
             if name.endswith(".py"):
                 text = source.read_text(encoding="utf-8", errors="surrogateescape")
-                text = _rewrite(text, pattern, suffix)
+                text = _rewrite(text, pattern, dotted, suffix)
                 (target / out_name).write_text(text, encoding="utf-8", errors="surrogateescape")
                 lines += text.count("\n")
             else:

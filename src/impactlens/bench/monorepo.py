@@ -5,9 +5,10 @@ into ``DEST/copy1 … copyN`` and gives every copy its own top-level names: each
 package or module of the project (``django``, and every package of a ``tests/`` directory
 that is not itself a package, as Django's suite is laid out) is renamed ``NAME_cK`` in copy
 ``K``, directories and files alike, and every ``import``/``from`` statement naming one is
-rewritten to match, as is a string naming one of its modules by dotted path. So an import resolves inside its own copy, never into another, and the
-monorepo's graph is ``N`` disjoint graphs of the project's shape. Files other than Python
-are copied as they are (JavaScript is indexed too). ``DEST`` is then committed once, so
+rewritten to match, as is a string naming one of its modules by dotted path. So an import
+resolves inside its own copy, never into another, and the monorepo's graph is ``N``
+disjoint graphs of the project's shape. Files other than Python are copied as they are
+(JavaScript is indexed too). ``DEST`` is then committed once, so
 ``impactlens-bench perf DEST --scale`` can measure it.
 """
 
@@ -126,7 +127,7 @@ def _renamed_path(rel: Path, names: set[str], suffix: str, src: Path) -> Path:
 def generate(src: Path, dest: Path, copies: int) -> dict[str, int]:
     """Write the monorepo of ``copies`` renamed copies of ``src`` at ``dest`` and commit it."""
     if dest.exists():
-        raise SystemExit(f"impactlens: error: {dest} exists; pass a new directory")
+        raise FileExistsError(f"{dest} exists; pass a new directory")
     names = top_level_names(src)
     lines = sum(_copy_one(src, dest / f"copy{k}", names, f"_c{k}") for k in range(1, copies + 1))
     env = {**os.environ, "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
@@ -147,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.src.is_dir():
         print(f"impactlens: error: {args.src}: not a directory", file=sys.stderr)
+        return 2
+    if args.dest.exists():
+        print(f"impactlens: error: {args.dest} exists; pass a new directory", file=sys.stderr)
         return 2
     got = generate(args.src.resolve(), args.dest.resolve(), int(args.copies))
     print(f"monorepo {args.dest}: {got['copies']} copies, {got['python_lines']:,} Python lines, "

@@ -52,6 +52,13 @@ history is truncated. The boundary commit of a shallow clone has no parent in
 the clone, so its diff would list every file as added: it is recorded with no
 files (it cannot form co-change pairs) and re-mined if the clone is deepened.
 
+Clones that lack file contents: a partial clone (``--filter=blob:none``) is mined by
+changed path only (``--no-renames``), since reading what it lacks would fetch it from its
+remote; in any other clone a commit whose diff needs a missing content stops git, and
+mining runs again from the next commit (at most ``_MAX_RESTARTS`` times, then by path only).
+Each stored commit records what it lacked (``unread``: its contents, or only the
+definitions it changed), and the note and :func:`history_facts` count them.
+
 Each commit's parent count is stored (``parents``): a root commit — the initial import,
 whose diff lists every file of the project as added — is kept but never forms co-change
 pairs (click's 30-file initial import would pair every original module).

@@ -197,16 +197,22 @@ class IndexSummary:
     # (path, why) of what the run left out of the index altogether: names that are not
     # UTF-8, directories symlinked to outside the repository
     skipped: tuple[tuple[str, str], ...] = ()
+    # what the mined git history holds (commits, pending, shallow, by_path_only,
+    # without_definitions); None when history was not mined
+    history: dict[str, object] | None = None
 
     def as_json(self) -> dict[str, object]:
         """The summary as the `index --json` / MCP `reindex` object (notes not included)."""
-        return {
+        out: dict[str, object] = {
             "files": self.files, "parsed": self.parsed, "symbols": self.symbols,
             "edges": self.edges, "unresolved": self.unresolved,
             "parse_failures": self.parse_failures, "seconds": round(self.seconds, 3),
             "full": self.full, "failures": [list(f) for f in self.failures],
             "skipped": [list(s) for s in self.skipped],
         }
+        if self.history is not None:
+            out["history"] = dict(self.history)
+        return out
 
 
 class GraphView(Protocol):

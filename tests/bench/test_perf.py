@@ -69,4 +69,5 @@ def test_history_mining_is_measured_apart_on_a_real_repository(make_repo, git_co
     got = json.loads(capsys.readouterr().out)
     assert (got["horizon"], got["commits"], got["file_rows"]) == (3, 3, 6)
     assert got["seconds"] > 0 and got["cpu_git"] >= 0 and got["load_seconds"] >= 0
+    assert got["db_mb"] > 0
     assert "only the newest 3 commits are mined" in got["note"]

@@ -293,7 +293,7 @@ def test_a_partial_clone_is_mined_by_path_without_fetching(make_repo, git_commit
                            capture_output=True, text=True).stdout.strip()
     summary, commits, _state = mine(clone, tmp_path / "i.db")
     assert summary.commits == 2
-    assert "2 commits mined by changed path only" in summary.note
+    assert "2 of 2 commits mined by changed path only" in summary.note
     tweak = next(c for c in commits if c.message == "tweak")
     assert [(f.path, f.added, f.deleted) for f in tweak.files] == [
         ("a.py", -1, -1), ("notes.txt", -1, -1)]

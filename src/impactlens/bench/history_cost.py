@@ -3,7 +3,7 @@
 fresh child process per run, with the horizon ``--history-horizon`` (default: the
 setting's; 0 = all), and the read of the mined history that every ``analyze`` does for
 co-change. Wall time, this process's CPU and git's CPU (the child processes) apart;
-medians over the runs.
+medians over the runs; and the size on disk of the store holding only that history.
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ with tempfile.TemporaryDirectory(prefix="impactlens-hist-cost-") as tmp:
     load = time.perf_counter() - t
     rows = store.history_files()
     store.close()
+    db = sum(p.stat().st_size for p in Path(tmp).glob("h.db*"))
 print(json.dumps({"seconds": wall, "cpu_impactlens": own, "cpu_git": git, "commits": s.commits,
-                  "loaded": n, "file_rows": len(rows), "load_seconds": load, "note": s.note}))
+                  "loaded": n, "file_rows": len(rows), "load_seconds": load, "note": s.note,
+                  "db_mb": db / 1e6}))
 """
 
 
@@ -63,6 +65,7 @@ def history_mining(root: Path, runs: int, horizon: int | None = None) -> dict[st
     return {"horizon": h, "commits": last["commits"], "file_rows": last["file_rows"],
             "seconds": med("seconds"), "cpu_impactlens": med("cpu_impactlens"),
             "cpu_git": med("cpu_git"), "load_seconds": med("load_seconds"),
+            "db_mb": round(last["db_mb"], 1),
             "seconds_runs": [round(r["seconds"], 2) for r in results], "note": last["note"]}
 
 
@@ -70,7 +73,7 @@ def print_history(h: dict[str, Any]) -> None:
     print(f"history      {h['commits']} commits (horizon {h['horizon'] or 'all'}) mined in "
           f"median {h['seconds']:.2f}s wall, CPU {h['cpu_impactlens']:.2f}s impactlens + "
           f"{h['cpu_git']:.2f}s git (runs {h['seconds_runs']}); read back for co-change in "
-          f"{h['load_seconds']:.2f}s ({h['file_rows']} file rows)")
+          f"{h['load_seconds']:.2f}s ({h['file_rows']} file rows, {h['db_mb']:.1f} MB on disk)")
 
 
 def synthetic_history(path: Path, commits: int, files: int = 2_000, seed: int = 7) -> Path:

@@ -19,6 +19,8 @@ from impactlens.errors import BadInputError
 HARNESSES = {
     "budget": ("impactlens.bench.budget", "answer size per surface on real commits, and the "
                "recall of what each shows"),
+    "monorepo": ("impactlens.bench.monorepo", "generate a monorepo of renamed copies of a "
+                 "project, for the scale figures"),
     "obligations": ("impactlens.bench.obligations", "precision of the names-an-edit-needs "
                     "obligations on real commits"),
     "callgraph": ("impactlens.bench.callgraph", "call-graph accuracy vs hand-written truth, PyCG"),

@@ -62,7 +62,7 @@ def run_bytes(
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]}: no answer in {timeout:g} s") from exc
     if proc.returncode not in ok_codes:
-        raise _failure(root, args[0], proc.returncode, proc.stderr)
+        raise _failure(root, _command(args), proc.returncode, proc.stderr)
     return proc.stdout
 
 
@@ -362,7 +362,14 @@ def blobs(root: Path | str, specs: list[str]) -> dict[str, bytes | None]:
     if not specs:
         return {}
     payload = ("\n".join(specs) + "\n").encode("utf-8", "surrogateescape")
-    out = run_bytes(root, "cat-file", "--batch", input=payload)
+    try:
+        out = run_bytes(root, "cat-file", "--batch", input=payload)
+    except GitError as exc:
+        if "promisor remote" not in str(exc):
+            raise
+        raise GitError(f"{exc} (this partial clone lacks a file's content at that revision "
+                       "and its remote cannot give it now; run again when the remote is "
+                       "reachable)") from None
     result: dict[str, bytes | None] = {}
     pos = 0
     for spec in specs:

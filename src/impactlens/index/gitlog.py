@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["CommitRecord", "FileTouch", "LogParser", "parse_log"]
+__all__ = ["UNREAD_CONTENTS", "UNREAD_DEFINITIONS", "CommitRecord", "FileTouch", "LogParser",
+           "parse_log"]
 
 _SHA = re.compile(rb"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _STATUS = re.compile(rb"^[ACDMRTUXB][0-9]*$")
@@ -52,6 +53,14 @@ class CommitRecord:
     # parent commits; 0 = a root commit (an initial import: its "diff" lists every file as
     # added, so it is kept out of co-change pairs) or a shallow clone's boundary
     parents: int = 1
+    # what the clone lacked when the commit was mined: "" nothing; UNREAD_CONTENTS (mined by
+    # changed path only: no renames, no changed definitions); UNREAD_DEFINITIONS (renames
+    # read, but not the definitions the hunks touched)
+    unread: str = ""
+
+
+UNREAD_CONTENTS = "contents"
+UNREAD_DEFINITIONS = "definitions"
 
 
 def _text(raw: bytes) -> str:

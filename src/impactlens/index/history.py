@@ -52,6 +52,13 @@ history is truncated. The boundary commit of a shallow clone has no parent in
 the clone, so its diff would list every file as added: it is recorded with no
 files (it cannot form co-change pairs) and re-mined if the clone is deepened.
 
+Clones that lack file contents: a partial clone (``--filter=blob:none``) is mined by
+changed path only (``--no-renames``), since reading what it lacks would fetch it from its
+remote; in any other clone a commit whose diff needs a missing content stops git, and
+mining runs again from the next commit (at most ``_MAX_RESTARTS`` times, then by path only).
+Each stored commit records what it lacked (``unread``: its contents, or only the
+definitions it changed), and the note and :func:`history_facts` count them.
+
 Each commit's parent count is stored (``parents``): a root commit — the initial import,
 whose diff lists every file of the project as added — is kept but never forms co-change
 pairs (click's 30-file initial import would pair every original module).
@@ -78,7 +85,13 @@ from pathlib import Path
 from impactlens.errors import ImpactlensError
 from impactlens.index import git as gitcmd
 from impactlens.index.git import GitError
-from impactlens.index.gitlog import CommitRecord, FileTouch, LogParser
+from impactlens.index.gitlog import (
+    UNREAD_CONTENTS,
+    UNREAD_DEFINITIONS,
+    CommitRecord,
+    FileTouch,
+    LogParser,
+)
 from impactlens.index.store import Store
 from impactlens.settings import Settings
 
@@ -86,6 +99,7 @@ __all__ = [
     "CommitRecord",
     "FileTouch",
     "HistorySummary",
+    "history_facts",
     "load_history",
     "mine_commits",
     "update_history",
@@ -149,7 +163,7 @@ def _shallow_boundary(root: Path) -> set[str]:
 
 def iter_commits(root: Path, shas: Sequence[str], *, first_parent: bool = False,
                  relative: bool = False, contents: bool = True, lines: bool = False,
-                 without_contents: list[str] | None = None) -> Iterator[CommitRecord]:
+                 ) -> Iterator[CommitRecord]:
     """The given commits (each diffed against its first parent) in their order, as ONE
     ``git log --stdin`` writes them (parsed while git still diffs the older ones).
 
@@ -157,7 +171,7 @@ def iter_commits(root: Path, shas: Sequence[str], *, first_parent: bool = False,
     counted (``--numstat``: git then reads and diffs every changed file, most of its cost);
     without, the line counts are -1. With ``contents=False`` (a partial clone, which would
     fetch what it lacks), or for a commit whose contents the clone lacks, only the changed
-    paths are mined (no renames); such shas are appended to ``without_contents``."""
+    paths are mined (no renames); such records say so (``unread``)."""
     done = 0
     failures = 0
     while done < len(shas):
@@ -176,9 +190,7 @@ def iter_commits(root: Path, shas: Sequence[str], *, first_parent: bool = False,
         else:
             rest = shas[done:]
         for record in _stream(root, rest, first_parent, relative, False, False):
-            if without_contents is not None:
-                without_contents.append(record.sha)
-            yield record
+            yield dataclasses.replace(record, unread=UNREAD_CONTENTS)
         done += len(rest)
 
 
@@ -208,36 +220,35 @@ def _stream(root: Path, shas: Sequence[str], first_parent: bool, relative: bool,
 
 def mine_commits(root: Path, shas: Iterable[str], *, first_parent: bool = False,
                  relative: bool = False, symbols_up_to: int | None = 50,
-                 contents: bool = True, lines: bool = False,
-                 without_contents: list[str] | None = None) -> list[CommitRecord]:
+                 contents: bool = True, lines: bool = False) -> list[CommitRecord]:
     """:func:`iter_commits` as a list, with the definitions the hunks touched mined for the
     commits that can form co-change pairs — with a parent and at most ``symbols_up_to``
     files (None: no symbol pass): a root commit's or a sweeping commit's patch is large (a
     whole initial import) and its pairs never count."""
-    blind: list[str] = []
     out: list[CommitRecord] = []
     for batch in _batches(iter_commits(root, list(shas), first_parent=first_parent,
-                                       relative=relative, contents=contents, lines=lines,
-                                       without_contents=blind), _BATCH):
-        out.extend(with_touched(root, batch, symbols_up_to, set(blind),
-                                first_parent=first_parent, relative=relative))
-    if without_contents is not None:
-        without_contents.extend(blind)
+                                       relative=relative, contents=contents, lines=lines),
+                          _BATCH):
+        out.extend(with_touched(root, batch, symbols_up_to, first_parent=first_parent,
+                                relative=relative))
     return out
 
 
 def with_touched(root: Path, records: list[CommitRecord], symbols_up_to: int | None,
-                 blind: set[str], *, first_parent: bool, relative: bool) -> list[CommitRecord]:
+                 *, first_parent: bool, relative: bool) -> list[CommitRecord]:
     """``records`` with the definitions their hunks touched (see :func:`mine_commits`);
-    the commits in ``blind`` (mined without contents) are left as they are."""
+    those mined without contents are left as they are, and those whose patch the clone
+    cannot give (a file's content is missing) are marked so (``unread``)."""
     if symbols_up_to is None:
         return records
-    pairable = [r.sha for r in records if r.parents and r.sha not in blind
+    pairable = [r.sha for r in records if r.parents and not r.unread
                 and 0 < r.n_files <= symbols_up_to]
     if not pairable:
         return records
-    touched = _mine_symbols(root, pairable, first_parent=first_parent, relative=relative)
-    return [_with_symbols(r, touched) for r in records]
+    touched, unreadable = _mine_symbols(root, pairable, first_parent=first_parent,
+                                        relative=relative)
+    return [dataclasses.replace(r, unread=UNREAD_DEFINITIONS) if r.sha in unreadable
+            else _with_symbols(r, touched) for r in records]
 
 
 def _batches(records: Iterable[CommitRecord], size: int) -> Iterator[list[CommitRecord]]:
@@ -298,20 +309,52 @@ Touched = dict[tuple[str, str], tuple[set[str], list[tuple[str, str]]]]
 
 
 def _mine_symbols(root: Path, shas: Sequence[str], *, first_parent: bool,
-                  relative: bool) -> Touched:
-    """``{(sha, path): (names touched, renamed defs)}`` of the commits' ``.py`` files."""
+                  relative: bool) -> tuple[Touched, set[str]]:
+    """``{(sha, path): (names touched, renamed defs)}`` of the commits' ``.py`` files, and
+    the commits whose patch git could not write (the clone lacks a file's content): git
+    stops at such a commit, which is left out, and runs again from the next one (at most
+    ``_MAX_RESTARTS`` times; past that the rest are left out too)."""
+    touched: Touched = {}
+    unreadable: set[str] = set()
+    done = 0
     with tempfile.TemporaryDirectory(prefix="impactlens-attr-") as tmp:
         attrs = Path(tmp) / "attributes"
         attrs.write_text(f"*.py diff={_DRIVER}\n")
-        raw = _git(root, "-c", f"core.attributesFile={attrs}",
-                   "-c", f"diff.{_DRIVER}.xfuncname={_XFUNCNAME}",
-                   "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
-                   "--no-textconv", "-p", "-U0", "-M", "--src-prefix=a/", "--dst-prefix=b/",
-                   "--format=%x1e%H",
-                   "--diff-merges=first-parent" if first_parent else "--diff-merges=off",
-                   "--relative" if relative else "--no-relative", "--", "*.py",
-                   stdin=_stdin(shas))
-    return _parse_patch(raw)
+        for _ in range(_MAX_RESTARTS + 1):
+            raw = bytearray()
+            try:
+                for chunk in gitcmd.stream_bytes(root, *_patch_args(attrs, first_parent,
+                                                                    relative),
+                                                 input=_stdin(shas[done:])):
+                    raw += chunk
+                touched.update(_parse_patch(bytes(raw)))
+                return touched, unreadable
+            except GitError as exc:
+                if not _lacks_objects(exc):
+                    raise
+            # the last commit git began is the one it could not diff
+            began = len(_PATCH_COMMIT.findall(bytes(raw))) or 1
+            failed = shas[done + began - 1]
+            touched.update({k: v for k, v in _parse_patch(bytes(raw)).items()
+                            if k[0] != failed})
+            unreadable.add(failed)
+            done += began
+            if done >= len(shas):
+                return touched, unreadable
+    unreadable.update(shas[done:])
+    return touched, unreadable
+
+
+_PATCH_COMMIT = re.compile(rb"(?m)^\x1e[0-9a-f]{40}")
+
+
+def _patch_args(attrs: Path, first_parent: bool, relative: bool) -> list[str]:
+    return ["-c", f"core.attributesFile={attrs}", "-c", f"diff.{_DRIVER}.xfuncname={_XFUNCNAME}",
+            "log", "--no-walk=unsorted", "--stdin", "--no-color", "--no-ext-diff",
+            "--no-textconv", "-p", "-U0", "-M", "--src-prefix=a/", "--dst-prefix=b/",
+            "--format=%x1e%H",
+            "--diff-merges=first-parent" if first_parent else "--diff-merges=off",
+            "--relative" if relative else "--no-relative", "--", "*.py"]
 
 
 def _parse_patch(raw: bytes) -> Touched:
@@ -552,27 +595,25 @@ def _update(store: Store, root: Path, settings: Settings, t0: float, budget: int
         store.set_meta(_META_MODE, mode)
         store.set_meta(_META_SHALLOW, json.dumps(sorted(boundary)))
     take = plan.todo if budget is None else plan.todo[:max(0, budget)]
-    blind = _mine_into(store, root, settings, take, boundary, relative, progress)
+    _mine_into(store, root, settings, take, boundary, relative, progress)
     pending = len(plan.todo) - len(take)
-    return _finish(store, settings, plan, _Run(len(take), len(plan.gone), pending, blind,
-                                               boundary), t0)
+    return _finish(store, settings, plan, _Run(len(take), len(plan.gone), pending, boundary),
+                   t0)
 
 
 def _mine_into(store: Store, root: Path, settings: Settings, shas: list[str],
-               boundary: set[str], relative: bool, progress: ProgressFn | None) -> int:
-    """Mine ``shas`` and store them, one transaction per batch; how many were mined by
-    changed path only (the clone lacks their contents)."""
+               boundary: set[str], relative: bool, progress: ProgressFn | None) -> None:
+    """Mine ``shas`` and store them, one transaction per batch."""
     if not shas:
-        return 0
-    blind: list[str] = []
+        return
     records = iter_commits(root, shas, first_parent=settings.history_first_parent,
                            relative=relative, contents=not is_partial_clone(root),
-                           lines=settings.history_line_counts, without_contents=blind)
+                           lines=settings.history_line_counts)
     symbols_up_to = (settings.history_max_files_per_commit if settings.weighs_symbols
                      else None)
     done = 0
     for batch in _batches(records, _BATCH):
-        batch = with_touched(root, batch, symbols_up_to, set(blind),
+        batch = with_touched(root, batch, symbols_up_to,
                              first_parent=settings.history_first_parent, relative=relative)
         # a shallow clone's boundary commit has no parent here: its diff would list every
         # file as added, so it is kept without files (it forms no pairs)
@@ -584,7 +625,6 @@ def _mine_into(store: Store, root: Path, settings: Settings, shas: list[str],
             store.set_meta(_META_PENDING, str(len(shas) - done))
         if progress:
             progress("history", done, len(shas))
-    return len(blind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,7 +632,6 @@ class _Run:
     new: int
     removed: int
     pending: int
-    blind: int
     boundary: set[str]
 
 
@@ -609,9 +648,7 @@ def _finish(store: Store, settings: Settings, plan: _Plan, run: _Run, t0: float
         notes.append(f"shallow clone: co-change uses the {usable} of {total} commits present "
                      "whose parent is present too (`git fetch --unshallow` for the full "
                      "history)")
-    if run.blind:
-        notes.append(f"{run.blind} commits mined by changed path only (this clone lacks the "
-                     "files' contents, so no renames or changed definitions)")
+    notes.extend(_unread_notes(store.history_unread(), total))
     if plan.beyond:
         notes.append(f"only the newest {settings.history_max_commits} commits are mined "
                      "(settings.history_max_commits; `impactlens index --full-history` for "
@@ -628,6 +665,30 @@ def _finish(store: Store, settings: Settings, plan: _Plan, run: _Run, t0: float
                           seconds=time.perf_counter() - t0, note=note, pending=run.pending)
 
 
+def _unread_notes(unread: dict[str, int], total: int) -> list[str]:
+    notes = []
+    if unread.get(UNREAD_CONTENTS):
+        notes.append(f"{unread[UNREAD_CONTENTS]} of {total} commits mined by changed path only "
+                     "(this clone lacks the files' contents, so no renames or changed "
+                     "definitions)")
+    if unread.get(UNREAD_DEFINITIONS):
+        notes.append(f"{unread[UNREAD_DEFINITIONS]} of {total} commits mined without the "
+                     "definitions they changed (this clone lacks some of their files' "
+                     "contents)")
+    return notes
+
+
+def history_facts(store: Store) -> dict[str, object]:
+    """What the stored history holds, for the index summary: commits stored and left for a
+    later run, whether the clone is shallow, and how many commits were mined by changed
+    path only or without their changed definitions (what the clone lacked)."""
+    unread = store.history_unread()
+    return {"commits": store.history_count(), "pending": history_pending(store),
+            "shallow": store.get_meta(_META_SHALLOW) not in (None, "", "[]"),
+            "by_path_only": unread.get(UNREAD_CONTENTS, 0),
+            "without_definitions": unread.get(UNREAD_DEFINITIONS, 0)}
+
+
 # -------------------------------------------------------------------- read
 def load_history(store: Store, *, before: int | None = None) -> list[CommitRecord]:
     """Stored commits (authored strictly before ``before`` when given), oldest first."""
@@ -635,8 +696,8 @@ def load_history(store: Store, *, before: int | None = None) -> list[CommitRecor
     for sha, path, old, added, deleted, symbols, renamed in store.history_files(before=before):
         by_sha.setdefault(sha, []).append(FileTouch(path, old, added, deleted, symbols, renamed))
     return [
-        CommitRecord(sha, at, msg, n, tuple(by_sha.get(sha, ())), parents)
-        for sha, at, msg, n, parents in store.history_commits(before=before)
+        CommitRecord(sha, at, msg, n, tuple(by_sha.get(sha, ())), parents, unread)
+        for sha, at, msg, n, parents, unread in store.history_commits(before=before)
     ]
 
 

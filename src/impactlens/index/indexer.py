@@ -425,8 +425,9 @@ class Indexer:
                 note = store.install()  # a rebuilt index takes the unusable one's place
                 self.note = note or ""
                 said = tuple(n for n in (note, self._lock and self._lock.note) if n)
-                history = self._update_history(store, *self._head, history_budget, progress)
-                summary = replace(summary, notes=(*summary.notes, *history))
+                history, facts = self._update_history(store, *self._head, history_budget,
+                                                      progress)
+                summary = replace(summary, notes=(*summary.notes, *history), history=facts)
                 return replace(summary, notes=(*said, *summary.notes)) if said else summary
             except (sqlite3.OperationalError, OSError) as exc:
                 no_space = out_of_space(exc, index_path(self.root))
@@ -568,18 +569,25 @@ class Indexer:
             _FORK_STATE = None
 
     def _update_history(self, store: Store, top: Path | None, head: str | None,
-                        budget: int | None, progress: ProgressFn | None) -> list[str]:
+                        budget: int | None, progress: ProgressFn | None
+                        ) -> tuple[list[str], dict[str, object] | None]:
+        """The history's note and what it holds (:func:`history_facts`), mined first
+        unless it already describes ``head``."""
         if "cochange" not in self.settings.channels:  # nothing reads it: mined when needed
-            return []
+            return [], None
         try:
-            from impactlens.index.history import history_is_current, history_state, update_history
+            from impactlens.index.history import (
+                history_facts,
+                history_is_current,
+                history_state,
+                update_history,
+            )
         except ModuleNotFoundError:
-            return []
+            return [], None
         if top is not None and head is not None and history_is_current(
                 store, self.root, top, head, self.settings):
             note = history_state(store, unchanged=True)  # HEAD has not moved: nothing mined
-            return [note] if note else []
-        summary = update_history(store, self.root, self.settings, budget=budget,
-                                 progress=progress)
-        note = getattr(summary, "note", "")
-        return [note] if note else []
+        else:
+            note = update_history(store, self.root, self.settings, budget=budget,
+                                  progress=progress).note
+        return ([note] if note else []), history_facts(store)

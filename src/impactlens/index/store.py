@@ -44,8 +44,9 @@ from impactlens.model import (
 # literal slice keys, constant and dict-display keys, ``d.get(k, default)``'s default,
 # defaults of parameters, ``for k, v in d.items()`` targets and strong updates; external
 # sites name builtin callees; v17: a call site's read of its callee's parameters is the
-# callee's P: key (read_fingerprints.py), and facts are stored compressed (pack_facts)
-SCHEMA_VERSION = 17
+# callee's P: key (read_fingerprints.py), and facts are stored compressed (pack_facts);
+# v18: commits.unread (what a partial clone, or one missing objects, could not give)
+SCHEMA_VERSION = 18
 INDEX_DIRNAME = ".impactlens"
 INDEX_FILENAME = "index.db"
 
@@ -93,7 +94,8 @@ CREATE INDEX file_reads_path ON file_reads(path);
 CREATE INDEX file_reads_file ON file_reads(file);
 CREATE TABLE commits (
     sha TEXT PRIMARY KEY, author_time INTEGER NOT NULL, message TEXT NOT NULL,
-    n_files INTEGER NOT NULL, parents INTEGER NOT NULL DEFAULT 1
+    n_files INTEGER NOT NULL, parents INTEGER NOT NULL DEFAULT 1,
+    unread TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX commits_time ON commits(author_time);
 CREATE TABLE commit_files (
@@ -1015,7 +1017,7 @@ class Store:
 
     def put_commits(self, commits: Iterable[Any], *, fresh: bool = False) -> None:
         """Insert (or replace) commit records: ``sha, author_time, message, n_files, parents,
-        files`` where each file has ``path, old_path, added, deleted, symbols`` (names) and
+        unread, files`` where each file has ``path, old_path, added, deleted, symbols`` (names) and
         ``renamed`` (``(old, new)`` name pairs); both are stored space-separated (a Python
         name holds no space), a rename as ``old>new``. ``fresh``: the caller knows none of
         them is stored (no look-up per commit)."""
@@ -1026,9 +1028,9 @@ class Store:
             "SELECT 1 FROM commits WHERE sha=?", (c.sha,)).fetchone() is not None]
         self._conn.executemany("DELETE FROM commit_files WHERE sha=?", stored)
         self._conn.executemany(
-            "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents) "
-            "VALUES (?,?,?,?,?)",
-            [(c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents))
+            "INSERT OR REPLACE INTO commits(sha, author_time, message, n_files, parents, "
+            "unread) VALUES (?,?,?,?,?,?)",
+            [(c.sha, int(c.author_time), c.message, int(c.n_files), int(c.parents), c.unread)
              for c in commits])
         self._conn.executemany(
             "INSERT INTO commit_files(sha, path, old_path, added, deleted, symbols, renamed) "
@@ -1036,18 +1038,23 @@ class Store:
             [(c.sha, f.path, f.old_path, int(f.added), int(f.deleted), " ".join(f.symbols),
               " ".join(f"{a}>{b}" for a, b in f.renamed)) for c in commits for f in c.files])
 
+    def history_unread(self) -> dict[str, int]:
+        """How many stored commits lacked what (``commits.unread``), by kind."""
+        return {r[0]: int(r[1]) for r in self._conn.execute(
+            "SELECT unread, COUNT(*) FROM commits WHERE unread != '' GROUP BY unread")}
+
     def history_commits(
         self, *, before: int | None = None
-    ) -> list[tuple[str, int, str, int, int]]:
-        """``(sha, author_time, message, n_files, parents)`` authored strictly before
-        ``before``, oldest first (ties by sha)."""
-        sql = "SELECT sha, author_time, message, n_files, parents FROM commits"
+    ) -> list[tuple[str, int, str, int, int, str]]:
+        """``(sha, author_time, message, n_files, parents, unread)`` authored strictly
+        before ``before``, oldest first (ties by sha)."""
+        sql = "SELECT sha, author_time, message, n_files, parents, unread FROM commits"
         args: tuple[Any, ...] = ()
         if before is not None:
             sql += " WHERE author_time < ?"
             args = (int(before),)
         rows = self._conn.execute(sql + " ORDER BY author_time, sha", args)
-        return [(r[0], int(r[1]), r[2], int(r[3]), int(r[4])) for r in rows]
+        return [(r[0], int(r[1]), r[2], int(r[3]), int(r[4]), r[5]) for r in rows]
 
     def history_files(self, *, before: int | None = None) -> list[tuple[
             str, str, str | None, int, int, tuple[str, ...], tuple[tuple[str, str], ...]]]:

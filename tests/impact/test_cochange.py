@@ -428,3 +428,17 @@ def test_messages_without_a_weighable_word_weigh_equally(make_repo, git_commit, 
         git_commit(root, {"a.py": f"A = {i}\n", "b.py": f"B = {i}\n"}, f"a {i}", date=day(i))
     commits = history(root, tmp_path)
     assert partners(commits, "a.py", task="tidy the parser") == partners(commits, "a.py")
+
+
+def test_a_manifest_is_normalised_apart_from_the_code(make_repo, git_commit, tmp_path):
+    # package.json changes with every release: scored against the manifests, it leaves the
+    # code partner scored against the code (2 shared commits: 2 / (2 + κ) = 0.8)
+    root = make_repo({"lib/a.js": "a0\n", "package.json": "{}\n"}, date=day(0))
+    for i in range(1, 7):
+        git_commit(root, {"lib/a.js": f"a{i}\n", "package.json": f'{{"v": {i}}}\n'},
+                   f"release {i}", date=day(i))
+    git_commit(root, {"lib/a.js": "a7\n", "lib/b.js": "b7\n"}, "a with b", date=day(7))
+    git_commit(root, {"lib/a.js": "a8\n", "lib/b.js": "b8\n"}, "a with b again", date=day(8))
+    got = partners(history(root, tmp_path), "lib/a.js")
+    assert got["lib/b.js"] == 0.8
+    assert got["package.json"] == pytest.approx(6 / 6.5, abs=1e-4)

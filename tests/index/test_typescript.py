@@ -253,3 +253,40 @@ def test_template_methods_and_return_types_and_callbacks(indexed):
     assert {"src/report.query", "src/report.Query.where", "src/report.Query.run",
             "src/report.twice", "src/report.tick"} <= set(main)
     assert "src/report.one" in _calls(p, "src/report.twice")  # it calls its parameter
+
+
+def test_commonjs_objects_of_functions_and_one_export_off_require(indexed):
+    p = indexed({
+        "lib/utils.js": (
+            "exports.compile = function compile(v) { return exports.trim(v); };\n"
+            "exports.trim = function (s) { return s.trim(); };\n"),
+        "lib/application.js": (
+            "var compile = require('./utils').compile;\n"
+            "var app = exports = module.exports = {};\n"
+            "app.init = function init() { return app.set(1); };\n"
+            "app.set = function set(v) { return compile(v); };\n"),
+        "lib/main.js": (
+            "var app = require('./application');\n"
+            "function start() { return app.init(); }\n"
+            "start();\n"),
+    })
+    assert p.store.node("lib/application.app.set").kind is NodeKind.FUNCTION
+    assert set(_calls(p, "lib/application.app.set")) == {"lib/utils.compile"}
+    assert set(_calls(p, "lib/application.app.init")) == {"lib/application.app.set"}
+    assert set(_calls(p, "lib/main.start")) == {"lib/application.app.init"}
+    assert set(_calls(p, "lib/utils.compile")) == {"lib/utils.trim"}  # its own exports
+
+
+def test_a_default_exports_property_is_not_read_off_an_es_namespace_export(indexed):
+    # `m.helper` finds the named export first; the default's property only when none is
+    p = indexed({
+        "src/m.ts": (
+            "export function helper() { return 1; }\n"
+            "function main() { return 0; }\n"
+            "main.helper = function helper2() { return 2; };\n"
+            "export default main;\n"),
+        "src/use.ts": (
+            "import * as m from './m';\n"
+            "export function go() { return m.helper(); }\n"),
+    })
+    assert set(_calls(p, "src/use.go")) == {"src/m.helper"}

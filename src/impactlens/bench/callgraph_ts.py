@@ -181,7 +181,10 @@ class _Symbols:
         return ident
 
     def bound(self, value: Any, scope: str, name: str) -> None:
-        """``const name = value``: functions, classes and object literals get ids."""
+        """``const name = value``: functions, classes and object literals get ids (the last
+        value of a chain: ``var app = exports = module.exports = {}``)."""
+        while value is not None and value.type == "assignment_expression":
+            value = value.child_by_field_name("right")
         if value is None:
             return
         if value.type in _FUNCTION_VALUES:

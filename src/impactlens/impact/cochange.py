@@ -51,9 +51,11 @@ For an edited file ``f`` and any other file ``g`` (L = 1: only commits touching
 
 the co-change mass of the pair, normalised by the strongest partner of ``f`` *of the
 same kind* (test files — ``test_*.py``, ``*_test.py``, ``conftest.py`` or anything under a
-``tests``/``test``/``testing`` directory — and the other files are normalised
-separately: a unit's own test file co-changes with nearly every change of it and would
-otherwise push every code partner under the §3.7 threshold) and shrunk by
+``tests``/``test``/``testing`` directory —, manifests and configuration — ``package.json``,
+``tsconfig.json``, which a release or dependency bump changes with every file — and the
+code files are normalised separately: a unit's own test file co-changes with nearly every
+change of it, a package manifest with every release, and either would otherwise push every
+code partner under the §3.7 threshold) and shrunk by
 ``κ = settings.cochange_prior`` (0.5, in commit-weight units): the top
 partner scores 2/3 with one shared focused commit, 0.8 with two, 0.95 with ten, so
 thin evidence never looks certain. (The relative normalisation answers "if this
@@ -96,6 +98,7 @@ _STOP_WORDS = (
 _STOP = frozenset(_STOP_WORDS.split())
 _LOG2_3 = math.log2(3)
 _TEST_DIRS = frozenset({"tests", "test", "testing"})
+_MANIFEST_SUFFIXES = (".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".lock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +189,13 @@ def _follow(c: CommitRecord, alias: dict[str, tuple[str, ...]],
 def _is_test(path: str) -> bool:
     p = PurePosixPath(path)
     return is_test_file(path) or any(part in _TEST_DIRS for part in p.parts[:-1])
+
+
+def _kind(path: str) -> str:
+    """The group a partner's score is normalised within: tests, manifests, code."""
+    if _is_test(path):
+        return "test"
+    return "manifest" if path.endswith(_MANIFEST_SUFFIXES) else "code"
 
 
 def _truncate(x: float, decimals: int) -> float:
@@ -285,12 +295,15 @@ def _relevance(usable: Sequence[_Named], relevant: Sequence[tuple[int, _Named]],
 
 def _ranked(num: Mapping[str, float], shared: Mapping[str, int], lines: Mapping[str, int],
             settings: Settings) -> tuple[tuple[str, float], ...]:
-    """Partners normalised per kind (test / other), truncated, best first, capped."""
-    top = {kind: max((x for g, x in num.items() if _is_test(g) == kind), default=0.0)
-           for kind in (False, True)}
+    """Partners normalised per kind (test / manifest / code), truncated, best first,
+    capped."""
+    kinds = {g: _kind(g) for g in num}
+    top: dict[str, float] = {}
+    for g, x in num.items():
+        top[kinds[g]] = max(top.get(kinds[g], 0.0), x)
     ranked: list[tuple[float, int, int, str]] = []
     for g, x in num.items():
-        score = _truncate(x / (top[_is_test(g)] + settings.cochange_prior),
+        score = _truncate(x / (top[kinds[g]] + settings.cochange_prior),
                           settings.cochange_decimals)
         if score > 0:
             ranked.append((score, shared[g], lines[g], g))

@@ -314,6 +314,8 @@ class _Walker:
                     self.expr(value, scope, depth)
                 continue
             name = text(name_node)
+            if value is not None and not scope and value.type == "assignment_expression":
+                value = self._exported_as(name, value)
             if value is not None and value.type in _FUNC_VALUES:
                 self.function(value, scope, prefix, depth, exported, name)
                 continue
@@ -342,12 +344,29 @@ class _Walker:
             if value is not None:
                 self.expr(value, scope, depth)
 
+    def _exported_as(self, name: str, value: Any) -> Any:
+        """``var app = exports = module.exports = {}``: ``app`` is the module's export;
+        the value is the chain's last one."""
+        while value.type == "assignment_expression":
+            left = value.child_by_field_name("left")
+            if left is not None and text(left) == "module.exports":
+                self.exports.append(("default", name))
+            value = value.child_by_field_name("right")
+            if value is None:
+                break
+        return value
+
     def _require(self, value: Any, name_node: Any, scope: str) -> bool:
-        """``require("x")`` bound to names: imports (``const x = require(...)``)."""
+        """``require("x")`` bound to names: imports (``const x = require(...)``, and
+        ``const f = require("x").f``, Express's way of importing one export)."""
         spec = _require_spec(value)
-        if spec is None:
-            return False
         line = value.start_point[0] + 1
+        if spec is None:
+            member = _required_member(value)
+            if member is None or name_node.type != "identifier":
+                return False
+            self.imports.append(Import(text(name_node), member[0], member[1], line, "cjs"))
+            return True
         if name_node.type == "identifier":
             self.imports.append(Import(text(name_node), spec, "*", line, "cjs"))
         elif name_node.type == "object_pattern":
@@ -458,13 +477,20 @@ class _Walker:
                 self._cjs_value("default", right, depth)
             return True
         prop = left.child_by_field_name("property")
-        if prop is not None and text(left.child_by_field_name("object")) in (
-                "exports", "module.exports"):
+        obj = left.child_by_field_name("object")
+        if prop is None or obj is None:
+            return False
+        if text(obj) in ("exports", "module.exports"):
             name = text(prop)
             if right.type == "identifier":
                 self.exports.append((name, text(right)))
             else:
                 self._cjs_value(name, right, depth)
+            return True
+        if obj.type == "identifier" and right.type in _FUNC_VALUES:
+            # `app.handle = function handle() {}` (Express's application, request and
+            # response objects; a function's own property): a definition under the name
+            self.function(right, "", (text(obj),), depth, False, text(prop))
             return True
         return False
 
@@ -672,6 +698,17 @@ def _dynamic_import_spec(node: Any) -> str | None:
     if fn is None or fn.type != "import" or args is None or not args.named_children:
         return None
     return string_value(args.named_children[0])
+
+
+def _required_member(node: Any) -> tuple[str, str] | None:
+    """(specifier, export name) of ``require("x").name``."""
+    if node.type != "member_expression":
+        return None
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    if obj is None or prop is None or prop.type != "property_identifier":
+        return None
+    spec = _require_spec(obj)
+    return None if spec is None else (spec, text(prop))
 
 
 def _require_spec(node: Any) -> str | None:

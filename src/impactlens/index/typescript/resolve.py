@@ -75,6 +75,10 @@ _UNRESOLVED = {"computed": UnresolvedReason.DYNAMIC_GETATTR, "eval": UnresolvedR
 _MAX_HOPS = 16
 
 
+# a CommonJS file's own exports object
+_OWN_EXPORTS = frozenset({("n", "exports"), ("m", ("n", "module"), "exports")})
+
+
 class _Ctx:
     """Name binding inside one file (the file being resolved or one it reads)."""
 
@@ -233,7 +237,13 @@ class Resolver:
     def member(self, sym: Sym, prop: str, hops: int = 0) -> Sym | None:
         """A property of a module namespace, a class (static), a namespace or an enum."""
         if sym[0] == "ns":
-            return self.export(sym[1], prop, hops + 1)
+            got = self.export(sym[1], prop, hops + 1)
+            if got is not None or prop == "default" or hops > _MAX_HOPS:
+                return got
+            # `require("./build")` is `module.exports`: with `module.exports = build`, a
+            # property of `build` (ES code never reads a default's property off `import *`)
+            default = self.export(sym[1], "default", hops + 1)
+            return self.member(default, prop, hops + 1) if default is not None else None
         if sym[0] != "def":
             return None
         cx = self.ctx(sym[1])
@@ -242,8 +252,8 @@ class Resolver:
             return None
         if d.kind == CLASS:
             return self.find_member(sym, prop)
-        if d.kind in (NAMESPACE, ENUM) and f"{d.qual}.{prop}" in cx.defs:
-            return ("def", sym[1], f"{d.qual}.{prop}")
+        if f"{d.qual}.{prop}" in cx.defs:  # a namespace's or enum's member; a function
+            return ("def", sym[1], f"{d.qual}.{prop}")  # assigned to `obj.prop`
         if d.kind in (VARIABLE, FIELD) and d.value is not None and d.value[0] in ("obj", "arr"):
             return self.held(cx, d, prop, hops)
         if d.kind == VARIABLE and d.value is not None and hops < _MAX_HOPS:
@@ -305,6 +315,8 @@ class Resolver:
         if hops > _MAX_HOPS:
             return None
         tag = ref[0]
+        if ref in _OWN_EXPORTS and self.bind(cx, "exports", scope, hops) is None:
+            return ("ns", cx.facts)  # `exports.f()`: the file's own export, read at call time
         if tag == "n":
             return self.bind(cx, ref[1], scope, hops)
         if tag == "m":
